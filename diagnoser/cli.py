@@ -1,0 +1,109 @@
+"""`diagnose`: the only module that parses arguments, prints and exits.
+
+Exit codes: 0 something was diagnosed, 1 nothing matched, 2 usage error or unreadable input,
+3 an internal error (a bug in this tool, reported as such).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+MAX_INPUT_BYTES = 256 * 1024 * 1024
+
+
+def _fail(message: str, code: int = 2) -> "NoReturn":  # type: ignore[name-defined]  # noqa: F821
+    click.echo(f"diagnose: error: {message}", err=True)
+    sys.exit(code)
+
+
+def _read_bytes(stream, what: str) -> bytes:
+    data = stream.read(MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:
+        data = data[:MAX_INPUT_BYTES]
+    return data
+
+
+def _read_text(text: str | None, log: str | None) -> tuple[str | None, bool]:
+    from diagnoser.text import decode
+
+    if text is not None and log is not None:
+        _fail("give the error either as TEXT or with --log, not both")
+    if log is not None:
+        path = Path(log)
+        if not path.exists():
+            _fail(f"log file not found: {log}")
+        if path.is_dir():
+            _fail(f"log path is a directory, not a file: {log}")
+        try:
+            with path.open("rb") as fh:
+                data = _read_bytes(fh, log)
+        except OSError as exc:
+            _fail(f"cannot read log file {log}: {exc.strerror or exc}")
+        decoded, binary = decode(data)
+    elif text == "-":
+        decoded, binary = decode(_read_bytes(sys.stdin.buffer, "stdin"))
+    elif text is not None:
+        decoded, binary = text, False
+    else:
+        return None, False
+    if not decoded.strip():
+        _fail("the error text is empty" + (f" ({log})" if log else ""))
+    return decoded, binary
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("text", required=False)
+@click.option("--log", "log", metavar="FILE", help="Read the error text from a log file.")
+@click.option("--model", "model", metavar="M.onnx", help="The model that failed; probes look for proof in it.")
+@click.option("--providers", metavar="A,B", help="Execution providers the failing session asked for, in order.")
+@click.option("--json", "as_json", is_flag=True, help="Print the JSON report (a stable contract, see schema_version).")
+@click.option("--markdown", "as_markdown", is_flag=True, help="Print Markdown, ready to paste into a bug report.")
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True, help="Language of titles, summaries and fixes.")
+@click.option("--color/--no-color", default=None, help="Colour the terminal report (default: when stdout is a terminal).")
+def command(text, log, model, providers, as_json, as_markdown, lang, color) -> None:
+    """Diagnose an ONNX / ONNX Runtime error: TEXT is the error ('-' reads stdin)."""
+    if as_json and as_markdown:
+        _fail("choose one of --json and --markdown")
+    body, binary = _read_text(text, log)
+    provs = [p.strip() for p in providers.split(",")] if providers else []
+    if body is None and model is None and not provs:
+        _fail("nothing to diagnose: give the error TEXT, '-' for stdin, --log FILE, --model or --providers")
+    from diagnoser.api import diagnose
+    from diagnoser.errors import UserInputError
+
+    try:
+        report = diagnose(text=body, model=model, providers=provs, binary=binary)
+    except UserInputError as exc:
+        _fail(str(exc))
+    if as_json:
+        from diagnoser.renderers import json as renderer
+
+        out = renderer.render(report)
+    elif as_markdown:
+        from diagnoser.renderers import markdown as renderer
+
+        out = renderer.render(report, lang=lang)
+    else:
+        from diagnoser.renderers import terminal as renderer
+
+        out = renderer.render(report, color=sys.stdout.isatty() if color is None else color, lang=lang)
+    click.echo(out, nl=False)
+    sys.exit(0 if report.diagnosed else 1)
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        command.main(args=argv, prog_name="diagnose", standalone_mode=True)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except SystemExit:
+        raise
+    except Exception as exc:  # a bug in this tool: say so, one line, distinct exit code
+        click.echo(f"diagnose: internal error (please report this bug): {type(exc).__name__}: {exc}", err=True)
+        sys.exit(3)
+
+
+if __name__ == "__main__":
+    main()

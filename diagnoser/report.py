@@ -1,0 +1,70 @@
+"""The report: frozen data that every renderer reads and the JSON contract is made of."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+SCHEMA_VERSION = "1.0"
+Severity = Literal["info", "warning", "error"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A fact a probe established about the model or environment."""
+
+    code: str
+    severity: Severity
+    message: str
+    probe: str
+    node: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One reason a diagnosis rose or fell. effect > 0 supports it, < 0 speaks against it."""
+
+    kind: Literal["signature", "example", "context", "providers", "finding"]
+    detail: str
+    effect: float
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    id: str
+    title: str
+    title_zh: str
+    category: str
+    confidence: float
+    summary: str
+    summary_zh: str
+    evidence: tuple[Evidence, ...]
+    facts: dict[str, str]
+    fix: str
+    fix_zh: str
+    fixes: tuple[str, ...]
+    fixes_zh: tuple[str, ...]
+    distinguish: str | None
+    doc: str
+    explain: str
+
+
+@dataclass(frozen=True)
+class Report:
+    diagnoses: tuple[Diagnosis, ...]
+    candidates: tuple[Diagnosis, ...]
+    findings: tuple[Finding, ...]
+    facts: dict[str, str]
+    notes: tuple[str, ...]
+    input: dict[str, Any]
+    schema_version: str = SCHEMA_VERSION
+
+    @property
+    def diagnosed(self) -> bool:
+        return bool(self.diagnoses)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        ordered = {"schema_version": data.pop("schema_version")}
+        ordered.update(data)
+        return ordered

@@ -1,0 +1,119 @@
+"""`kb lint`: every check over the database, every problem collected before failing."""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from importlib.metadata import entry_points
+
+from kb.database import Database
+from kb.problems import Problem
+from kb.regexsafety import backtracking_problem
+
+KNOWN_PROVIDERS = frozenset(
+    {
+        "CPUExecutionProvider", "CUDAExecutionProvider", "TensorrtExecutionProvider",
+        "DmlExecutionProvider", "OpenVINOExecutionProvider", "CoreMLExecutionProvider",
+        "NnapiExecutionProvider", "QNNExecutionProvider", "ROCMExecutionProvider",
+        "MIGraphXExecutionProvider", "XnnpackExecutionProvider", "WebGpuExecutionProvider",
+        "JsExecutionProvider", "WebNNExecutionProvider", "ACLExecutionProvider",
+        "ArmNNExecutionProvider", "AzureExecutionProvider", "VitisAIExecutionProvider",
+        "CANNExecutionProvider", "NvTensorRTRTXExecutionProvider",
+    }
+)
+
+Check = Callable[[Database], Iterable[Problem]]
+
+
+def _line_of(doc_path: str, needle: str, db: Database) -> int:
+    """Best-effort line of needle in the entry file, for pointing at the culprit."""
+    for doc in db.documents.values():
+        if doc.path == doc_path:
+            try:
+                text = (db.root / (doc.entry.id + ".md")).read_text(encoding="utf-8")
+            except OSError:
+                return 1
+            idx = text.find(needle)
+            return text.count("\n", 0, idx) + 1 if idx >= 0 else 1
+    return 1
+
+
+def check_references(db: Database) -> Iterable[Problem]:
+    for doc in db.documents.values():
+        e = doc.entry
+        if e.category not in db.categories:
+            yield Problem(doc.path, _line_of(doc.path, "category:", db), f"unknown category '{e.category}' (see entries/categories.yaml)")
+        for rel in e.related:
+            if rel not in db.documents:
+                yield Problem(doc.path, _line_of(doc.path, rel, db), f"related entry {rel} does not exist")
+            elif rel == e.id:
+                yield Problem(doc.path, _line_of(doc.path, rel, db), "an entry cannot be related to itself")
+        for code in (*e.findings.confirm, *e.findings.refute):
+            if code not in db.findings:
+                yield Problem(doc.path, _line_of(doc.path, code, db), f"finding code '{code}' is not in entries/findings.yaml")
+        for prov in (*e.providers, *(p for s in e.provider_sets for p in s)):
+            if prov not in KNOWN_PROVIDERS:
+                yield Problem(doc.path, _line_of(doc.path, prov, db), f"unknown execution provider '{prov}'")
+
+
+def check_patterns(db: Database) -> Iterable[Problem]:
+    for doc in db.documents.values():
+        for sig in (*doc.entry.signatures, *doc.entry.context):
+            reason = backtracking_problem(sig.pattern)
+            if reason:
+                yield Problem(doc.path, _line_of(doc.path, sig.pattern[:30], db), f"pattern {sig.pattern!r}: {reason}")
+
+
+def check_categories_covered(db: Database) -> Iterable[Problem]:
+    """Report categories with no entry yet; informational until the database is complete."""
+    used = {d.entry.category for d in db.documents.values()}
+    for cat in db.categories:
+        if cat not in used:
+            yield Problem("entries/categories.yaml", 1, f"category '{cat}' has no entry")
+
+
+def check_snippets(db: Database) -> Iterable[Problem]:
+    for doc in db.documents.values():
+        roles = [s.role for s in doc.snippets]
+        if roles.count("reproduce") > 1:
+            yield Problem(doc.path, doc.snippets[0].line, "at most one 'python reproduce' block per entry")
+        for snip in doc.snippets:
+            try:
+                compile(snip.code, f"{doc.path}:{snip.line}", "exec")
+            except SyntaxError as exc:
+                yield Problem(doc.path, snip.line + (exc.lineno or 1), f"snippet does not compile: {exc.msg}")
+
+
+def check_symptom_quotes_examples(db: Database) -> Iterable[Problem]:
+    """The Symptom section must quote the error verbatim: one example's decisive line appears in it."""
+    for doc in db.documents.values():
+        symptom = doc.sections.get("Symptom", "")
+        if not any(_first_error_line(ex.text) in symptom for ex in doc.entry.examples):
+            yield Problem(doc.path, _line_of(doc.path, "## Symptom", db), "Symptom does not quote any example text verbatim")
+
+
+def _first_error_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1] if lines else text
+
+
+CORE_CHECKS: tuple[Check, ...] = (check_references, check_patterns, check_snippets, check_symptom_quotes_examples)
+
+
+def plugin_checks() -> list[tuple[str, Check]]:
+    """Checks other packages contribute (the diagnoser adds 'every example ranks its entry first')."""
+    found = []
+    for ep in entry_points(group="kb.lint_checks"):
+        found.append((ep.name, ep.load()))
+    return found
+
+
+def lint(db: Database, extra: Iterable[Check] | None = None) -> list[Problem]:
+    problems = list(db.problems)
+    checks = list(CORE_CHECKS) + list(extra if extra is not None else (c for _, c in plugin_checks()))
+    for check in checks:
+        try:
+            problems.extend(check(db))
+        except Exception as exc:  # a broken check is reported, the others still run
+            problems.append(Problem("(lint)", 0, f"check {getattr(check, '__name__', check)} failed: {exc!r}"))
+    return sorted(set(problems))
+
+

@@ -1,0 +1,146 @@
+"""The entry schema: what a knowledge-base file must hold, checked with pydantic.
+
+The front matter is for machines (matching, probes, linking); the body is for people and
+always has the same sections in the same order, like rustc's error index.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+ID_PATTERN = r"^OT\d{4}$"
+SECTIONS = ("Symptom", "Cause", "Fix", "Verify")
+STAGES = ("export", "convert", "quantize", "load", "run", "install")
+
+# Facts a signature may extract through named groups. A closed list catches typos and
+# lets probes rely on the names (the node probe reads `node`, `op`, `opset`).
+FACT_NAMES = frozenset(
+    {
+        "op", "opset", "node", "domain", "provider", "provider2", "dtype", "dtype2",
+        "input", "output", "expected", "actual", "index", "dim", "device", "device2",
+        "ir_version", "max_ir_version", "max_opset", "file", "path", "hresult", "arg",
+        "method", "aten_op", "python_op", "library", "version", "size", "attribute",
+        "type_param", "status", "ep",
+    }
+)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Signature(_Strict):
+    """A regular expression over normalised error text; named groups extract facts."""
+
+    pattern: str
+    weight: float = Field(ge=0.0, le=1.0, description="How strongly a match alone points here.")
+    ignore_case: bool = False
+    note: str | None = None
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            compiled = re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"pattern does not compile: {exc}") from None
+        unknown = set(compiled.groupindex) - FACT_NAMES
+        if unknown:
+            raise ValueError(
+                f"unknown fact name(s) {sorted(unknown)}; allowed: {sorted(FACT_NAMES)}"
+            )
+        return value
+
+
+class Example(_Strict):
+    """A real error text, verbatim, with where it came from."""
+
+    text: str = Field(min_length=10)
+    source: str = Field(min_length=5, description="URL of the public report, or the tool and version that printed it.")
+    holdout: bool = Field(False, description="Kept out of all tuning; used by bench/accuracy.py.")
+
+
+class Context(_Strict):
+    """Words around the error that make this cause more likely (e.g. `torch.onnx.export`)."""
+
+    pattern: str
+    weight: float = Field(ge=-1.0, le=1.0)
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"pattern does not compile: {exc}") from None
+        return value
+
+
+class FindingLinks(_Strict):
+    """Probe finding codes that confirm or refute this entry when a model is given."""
+
+    confirm: tuple[str, ...] = ()
+    refute: tuple[str, ...] = ()
+
+
+class Fix(_Strict):
+    summary: str = Field(min_length=10)
+    summary_zh: str = Field(min_length=2)
+
+
+class Reference(_Strict):
+    title: str
+    url: str = Field(pattern=r"^https://")
+
+
+class Versions(_Strict):
+    affected: str | None = None
+    fixed: str | None = None
+
+
+class Entry(_Strict):
+    """One known problem. The ID is permanent and never reused."""
+
+    id: str = Field(pattern=ID_PATTERN)
+    title: str = Field(min_length=10, max_length=120)
+    title_zh: str = Field(min_length=2)
+    summary: str = Field(min_length=20, max_length=400)
+    summary_zh: str = Field(min_length=5)
+    category: str
+    stage: Literal["export", "convert", "quantize", "load", "run", "install"]
+    providers: tuple[str, ...] = ()
+    provider_sets: tuple[tuple[str, ...], ...] = Field(
+        (), description="Provider combinations that alone point here (e.g. OpenVINO with DirectML)."
+    )
+    signatures: tuple[Signature, ...] = Field(min_length=1)
+    context: tuple[Context, ...] = ()
+    examples: tuple[Example, ...] = Field(min_length=1)
+    findings: FindingLinks = FindingLinks()
+    fixes: tuple[Fix, ...] = Field(min_length=1)
+    distinguish: str | None = Field(None, description="What tells this cause apart from its look-alikes.")
+    related: tuple[str, ...] = ()
+    references: tuple[Reference, ...] = ()
+    versions: Versions = Versions()
+    verified: dict[str, str] = Field(default_factory=dict, description="Package versions last verified against.")
+    retired: str | None = Field(None, description="Why the entry is retired; its ID stays taken.")
+
+
+class Snippet(_Strict):
+    """A fenced code block in an entry body; `role` comes from the info string."""
+
+    language: str
+    role: Literal["reproduce", "fixed", "example"]
+    code: str
+    line: int
+
+
+class Document(_Strict):
+    """An entry together with its body and where it was read from."""
+
+    entry: Entry
+    path: str
+    body: str
+    sections: dict[str, str]
+    snippets: tuple[Snippet, ...] = ()
