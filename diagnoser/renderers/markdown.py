@@ -14,7 +14,9 @@ def _diagnosis(d: Diagnosis, lang: str) -> list[str]:
         out.append("")
     out.append("Evidence:")
     out.extend(f"- {'+' if ev.effect > 0 else '-'} {ev.kind}: {ev.detail}" for ev in d.evidence)
-    out += ["", f"**Fix:** {d.fix_zh if lang == 'zh' else d.fix}", "", f"Read more: [{d.id}]({d.doc})", ""]
+    fixes = d.fixes_zh if lang == "zh" else d.fixes
+    out += ["", "**Fix:**", ""] + [f"{i}. {fix}" for i, fix in enumerate(fixes, 1)]
+    out += ["", f"Read more: [{d.id}]({d.doc})", ""]
     return out
 
 

@@ -19,8 +19,9 @@ class _Paint:
         return f"\x1b[{codes}m{text}\x1b[0m"
 
 
-def _wrap(text: str, indent: str, width: int) -> list[str]:
-    return textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=indent) or [indent]
+def _wrap(text: str, indent: str, width: int, hang: str | None = None) -> list[str]:
+    """Wrap text; continuation lines get `hang` (default: the indent) instead of a repeated marker."""
+    return textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=indent if hang is None else hang) or [indent]
 
 
 def _diagnosis(d: Diagnosis, n: int, paint: _Paint, lang: str, width: int) -> list[str]:
@@ -33,11 +34,11 @@ def _diagnosis(d: Diagnosis, n: int, paint: _Paint, lang: str, width: int) -> li
     out.append("   " + paint("why:", "dim"))
     for ev in d.evidence:
         mark = paint("+", "green") if ev.effect > 0 else paint("-", "red")
-        out += _wrap(f"{ev.kind}: {ev.detail}", f"     {mark} ", width)
+        out += _wrap(f"{ev.kind}: {ev.detail}", f"     {mark} ", width, hang="       ")
     out.append("   " + paint("fix:", "bold"))
     fixes = d.fixes_zh if lang == "zh" else d.fixes
     for fix in fixes:
-        out += _wrap(fix, "     ", width) if len(fixes) == 1 else _wrap(fix, "     - ", width)
+        out += _wrap(fix, "     ", width) if len(fixes) == 1 else _wrap(fix, "     - ", width, hang="       ")
     out.append("   " + paint("read: ", "dim") + paint(d.doc, "cyan") + paint(f"  (or: {d.explain})", "dim"))
     return out
 
@@ -59,7 +60,7 @@ def render(report: Report, color: bool = False, lang: str = "en", width: int = 1
         lines.append(paint("Model findings:", "bold"))
         for f in report.findings:
             sev = {"error": "red", "warning": "yellow"}.get(f.severity, "dim")
-            lines += _wrap(f"{f.code} ({f.severity}): {f.message}", "  " + paint("*", sev) + " ", width)
+            lines += _wrap(f"{f.code} ({f.severity}): {f.message}", "  " + paint("*", sev) + " ", width, hang="    ")
         lines.append("")
     for note in report.notes:
         lines += _wrap(note, paint("note: ", "dim"), width)

@@ -1,0 +1,42 @@
+"""Golden files for every renderer. Regenerate deliberately with UPDATE_GOLDENS=1 and review the diff."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from diagnoser.renderers import json as json_renderer
+from diagnoser.renderers import markdown, terminal
+from tests.renderers.sample import sample_report
+
+GOLDEN = Path(__file__).parent / "golden"
+CASES = {
+    "terminal.txt": lambda r: terminal.render(r, color=False),
+    "terminal_color.txt": lambda r: terminal.render(r, color=True),
+    "terminal_zh.txt": lambda r: terminal.render(r, color=False, lang="zh"),
+    "report.json": json_renderer.render,
+    "report.md": markdown.render,
+    "report_zh.md": lambda r: markdown.render(r, lang="zh"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_golden(name):
+    out = CASES[name](sample_report())
+    path = GOLDEN / name
+    if os.environ.get("UPDATE_GOLDENS"):
+        path.write_text(out, encoding="utf-8")
+    assert out == path.read_text(encoding="utf-8")
+
+
+def test_json_is_valid_and_versioned():
+    data = json.loads(json_renderer.render(sample_report()))
+    assert list(data)[0] == "schema_version" and data["schema_version"] == "1.0"
+    assert data["diagnoses"][0]["evidence"][0] == {"kind": "signature", "detail": data["diagnoses"][0]["evidence"][0]["detail"], "effect": 0.75}
+
+
+def test_colour_only_when_asked():
+    assert "\x1b[" not in terminal.render(sample_report(), color=False)
+    assert "\x1b[" in terminal.render(sample_report(), color=True)

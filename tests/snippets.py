@@ -1,0 +1,40 @@
+"""Run the Python snippets of entries and FAQ answers in a subprocess, like rustc's doc tests."""
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+SKIP_CODE = 77  # a snippet exits 77 when its hardware or package is absent (autotools' convention)
+TIMEOUT = 180
+
+
+@dataclass(frozen=True)
+class Outcome:
+    returncode: int
+    output: str
+    cwd: Path
+
+
+def missing_modules(code: str) -> list[str]:
+    """Top-level modules the snippet imports that are not installed here."""
+    tree = ast.parse(code)
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return sorted(n for n in names if importlib.util.find_spec(n) is None)
+
+
+def run_snippet(code: str, cwd: Path) -> Outcome:
+    script = cwd / "snippet.py"
+    script.write_text(code, encoding="utf-8")
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore", "CUDA_VISIBLE_DEVICES": os.environ.get("CUDA_VISIBLE_DEVICES", "")}
+    proc = subprocess.run([sys.executable, str(script)], cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT, env=env)
+    return Outcome(proc.returncode, proc.stdout + proc.stderr, cwd)
