@@ -11,14 +11,16 @@ from kb.database import load
 from kb.problems import EntryError
 
 
-def _db(root: str | None, strict: bool = True):
+def _db(root: str | None):
+    """Load what loads: a broken entry is skipped with a warning, never fatal (`kb lint` is the gate)."""
     try:
-        return load(Path(root) if root else None, strict=strict)
+        db = load(Path(root) if root else None, strict=False)
     except EntryError as exc:
-        for p in exc.problems:
-            click.echo(str(p), err=True)
-        click.echo(f"kb: error: the database has {len(exc.problems)} problem(s); run `kb lint`", err=True)
+        click.echo(f"kb: error: {exc.problems[0]}", err=True)
         sys.exit(2)
+    if db.problems:
+        click.echo(f"kb: warning: {len(db.problems)} problem(s) in the database; run `kb lint`", err=True)
+    return db
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
