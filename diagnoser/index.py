@@ -1,12 +1,53 @@
-"""Entries compiled for matching: regexes compiled once, examples normalised once."""
+"""Entries compiled for matching, and a compact on-disk cache of them.
+
+Parsing Markdown/YAML and validating with pydantic costs more than a whole diagnosis, so the
+fields matching needs are cached as JSON (keyed by the entry files' names, sizes and mtimes) and
+a cold `diagnose "text"` never imports kb, yaml or pydantic.
+"""
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Any
 
 from diagnoser.text import normalise
-from kb import Database, Entry, load
+
+CACHE_VERSION = 1
+FUZZY_CHARS = 600
+
+
+@dataclass(frozen=True)
+class FixText:
+    summary: str
+    summary_zh: str
+
+
+@dataclass(frozen=True)
+class FindingLinks:
+    confirm: tuple[str, ...]
+    refute: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SlimEntry:
+    """What diagnosis needs of an entry; mirrors the attribute names of kb.Entry."""
+
+    id: str
+    title: str
+    title_zh: str
+    summary: str
+    summary_zh: str
+    category: str
+    providers: tuple[str, ...]
+    provider_sets: tuple[tuple[str, ...], ...]
+    findings: FindingLinks
+    fixes: tuple[FixText, ...]
+    distinguish: str | None
 
 
 @dataclass(frozen=True)
@@ -15,38 +56,156 @@ class CompiledSignature:
     weight: float
     source: str
     note: str | None
+    literal: str  # a substring every match contains ("" if none): a cheap test before the regex
+    folded: bool  # literal is lower-case, to be looked up in lower-cased text
+
+
+def required_literal(pattern: str, ignore_case: bool = False) -> tuple[str, bool]:
+    """The longest run of plain characters that every match of pattern must contain.
+
+    Only top-level literals count (not inside alternations, optional parts or groups), so the
+    answer is always safe: if the literal is absent, the regex cannot match.
+    """
+    try:
+        import re._constants as c
+        import re._parser as p
+    except ImportError:  # pragma: no cover - Python 3.10
+        import sre_constants as c  # type: ignore[no-redef]
+        import sre_parse as p  # type: ignore[no-redef]
+    try:
+        parsed = p.parse(pattern, re.I if ignore_case else 0)
+    except re.error:
+        return "", False
+    folded = ignore_case or bool(parsed.state.flags & re.I)
+    best, run = "", []
+    for op, av in parsed:
+        if op == c.LITERAL:
+            run.append(chr(av))
+            continue
+        if len(run) > len(best):
+            best = "".join(run)
+        run = []
+    if len(run) > len(best):
+        best = "".join(run)
+    if len(best) < 4:
+        return "", False
+    return (best.lower(), True) if folded else (best, False)
 
 
 @dataclass(frozen=True)
 class CompiledEntry:
-    entry: Entry
+    entry: SlimEntry
     signatures: tuple[CompiledSignature, ...]
     context: tuple[tuple[re.Pattern[str], float, str], ...]
-    examples: tuple[str, ...]  # normalised, tuning examples only (holdout excluded)
+    examples: tuple[str, ...]  # fuzzy keys of the tuning examples (holdout excluded)
+    index: int = -1  # position in Index.entries
 
 
 @dataclass(frozen=True)
 class Index:
-    db: Database
     entries: tuple[CompiledEntry, ...]
 
+    @cached_property
+    def flat_examples(self) -> tuple[list[str], list[int]]:
+        """Every example key (token-sorted for fuzz.ratio) with the position of its entry."""
+        keys, owners = [], []
+        for i, ce in enumerate(self.entries):
+            for ex in ce.examples:
+                keys.append(sort_tokens(ex))
+                owners.append(i)
+        return keys, owners
 
-def compile_entry(entry: Entry, include_holdout: bool = False) -> CompiledEntry:
-    sigs = tuple(
-        CompiledSignature(re.compile(s.pattern, re.I if s.ignore_case else 0), s.weight, s.pattern, s.note)
-        for s in entry.signatures
+
+def sort_tokens(text: str) -> str:
+    """What rapidfuzz's token_sort_ratio compares: words sorted, so order differences do not count."""
+    return " ".join(sorted(text.split()))
+
+
+def example_key(text: str) -> str:
+    """The form an example is compared in: normalised, lower-case, its last FUZZY_CHARS."""
+    return normalise(text)[-FUZZY_CHARS:].lower()
+
+
+def _slim(entry: Any) -> dict[str, Any]:
+    """A JSON-able record of a kb.Entry (everything matching and reports use)."""
+    return {
+        "id": entry.id, "title": entry.title, "title_zh": entry.title_zh, "summary": entry.summary,
+        "summary_zh": entry.summary_zh, "category": entry.category, "providers": list(entry.providers),
+        "provider_sets": [list(s) for s in entry.provider_sets],
+        "confirm": list(entry.findings.confirm), "refute": list(entry.findings.refute),
+        "fixes": [[f.summary, f.summary_zh] for f in entry.fixes], "distinguish": entry.distinguish,
+        "signatures": [[s.pattern, s.weight, s.ignore_case, s.note] for s in entry.signatures],
+        "context": [[c.pattern, c.weight] for c in entry.context],
+        "examples": [[example_key(e.text), e.holdout] for e in entry.examples],
+    }
+
+
+def _compile(rec: dict[str, Any], include_holdout: bool) -> CompiledEntry:
+    slim = SlimEntry(
+        id=rec["id"], title=rec["title"], title_zh=rec["title_zh"], summary=rec["summary"],
+        summary_zh=rec["summary_zh"], category=rec["category"], providers=tuple(rec["providers"]),
+        provider_sets=tuple(tuple(s) for s in rec["provider_sets"]),
+        findings=FindingLinks(tuple(rec["confirm"]), tuple(rec["refute"])),
+        fixes=tuple(FixText(en, zh) for en, zh in rec["fixes"]), distinguish=rec["distinguish"],
     )
-    ctx = tuple((re.compile(c.pattern, re.I), c.weight, c.pattern) for c in entry.context)
-    examples = tuple(normalise(e.text) for e in entry.examples if include_holdout or not e.holdout)
-    return CompiledEntry(entry=entry, signatures=sigs, context=ctx, examples=examples)
+    sigs = tuple(
+        CompiledSignature(re.compile(p, re.I if ic else 0), w, p, note, *required_literal(p, ic))
+        for p, w, ic, note in rec["signatures"]
+    )
+    ctx = tuple((re.compile(p, re.I), w, p) for p, w in rec["context"])
+    examples = tuple(key for key, holdout in rec["examples"] if include_holdout or not holdout)
+    return CompiledEntry(entry=slim, signatures=sigs, context=ctx, examples=examples)
 
 
-def build(db: Database, include_holdout: bool = False) -> Index:
-    live = (d.entry for d in db.documents.values() if not d.entry.retired)
-    return Index(db=db, entries=tuple(compile_entry(e, include_holdout) for e in live))
+def build(db: Any, include_holdout: bool = False) -> Index:
+    """Compile a loaded kb.Database (retired entries are left out)."""
+    records = [_slim(d.entry) for d in db.documents.values() if not d.entry.retired]
+    return Index(entries=tuple(_compile(r, include_holdout) for r in records))
+
+
+def _cache_dir() -> Path | None:
+    if os.environ.get("ONNX_KB_CACHE", "1") == "0":
+        return None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "onnx-troubleshooter"
+
+
+def _fingerprint(root: Path) -> str:
+    h = hashlib.sha1(f"{CACHE_VERSION}:{root.resolve()}".encode())
+    with os.scandir(root) as it:
+        for e in sorted(it, key=lambda e: e.name):
+            if e.is_file() and (e.name.endswith(".md") or e.name.endswith(".yaml")):
+                st = e.stat()
+                h.update(f"{e.name}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return h.hexdigest()[:16]
+
+
+def _records(root: Path) -> list[dict[str, Any]]:
+    cache = _cache_dir()
+    path = cache / f"index-{_fingerprint(root)}.json" if cache else None
+    if path is not None:
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            pass
+    from kb import load  # the slow path: parse and validate every entry
+
+    db = load(root, strict=False)
+    records = [_slim(d.entry) for d in db.documents.values() if not d.entry.retired]
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a read-only home is fine: we just parse every time
+    return records
 
 
 @lru_cache(maxsize=1)
 def default_index() -> Index:
     """The installed database. Entries that fail to load are skipped (the linter gates releases)."""
-    return build(load(strict=False))
+    from kb.paths import entries_dir
+
+    return Index(entries=tuple(_compile(r, False) for r in _records(entries_dir())))

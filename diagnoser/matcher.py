@@ -8,16 +8,17 @@ competing explanations of one error, so their probabilities are shared out betwe
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
-from diagnoser.index import CompiledEntry, Index
+from diagnoser.index import CompiledEntry, CompiledSignature, Index, sort_tokens
 from diagnoser.report import Evidence, Finding
-from diagnoser.text import _DECISIVE
+from diagnoser.text import _DECISIVE, unwrapped_views
 
-_FUZZY_CHARS = 1200
+_FUZZY_CHARS = 600
 
 
 @dataclass
@@ -52,10 +53,43 @@ def decisive_text(text: str, hit_lines: set[int]) -> str:
     return "\n".join(picked)[-_FUZZY_CHARS:].lower()
 
 
-def _signature_hits(ce: CompiledEntry, text: str) -> tuple[float, dict[str, str], int | None, list[Evidence]]:
+@dataclass
+class _Text:
+    """The text in the forms signatures are tried on, lower-cased copies made once."""
+
+    text: str
+    views: list[tuple[str, list[int]]]
+
+    def __post_init__(self) -> None:
+        self.lower = self.text.lower()
+        self.views_lower = [v.lower() for v, _ in self.views]
+
+    def may_contain(self, sig: CompiledSignature) -> bool:
+        if not sig.literal:
+            return True
+        if sig.folded:
+            return sig.literal in self.lower or any(sig.literal in v for v in self.views_lower)
+        return sig.literal in self.text or any(sig.literal in v for v, _ in self.views)
+
+
+def _search(sig: CompiledSignature, t: _Text) -> tuple[re.Match[str] | None, int]:
+    """Search the text, then its unwrapped views; return the match and its line in the text."""
+    if not t.may_contain(sig):
+        return None, -1
+    m = sig.regex.search(t.text)
+    if m:
+        return m, t.text.count("\n", 0, m.start())
+    for view, starts in t.views:
+        m = sig.regex.search(view)
+        if m:
+            return m, starts[view.count("\n", 0, m.start())]
+    return None, -1
+
+
+def _signature_hits(ce: CompiledEntry, t: _Text) -> tuple[float, dict[str, str], int | None, list[Evidence]]:
     best, facts, line, evidence = 0.0, {}, None, []
     for sig in ce.signatures:
-        m = sig.regex.search(text)
+        m, at = _search(sig, t)
         if not m:
             continue
         found = {k: v for k, v in m.groupdict().items() if v}
@@ -64,16 +98,23 @@ def _signature_hits(ce: CompiledEntry, text: str) -> tuple[float, dict[str, str]
         for k, v in found.items():
             facts.setdefault(k, v)
         if sig.weight > best:
-            best, line = sig.weight, text.count("\n", 0, m.start())
+            best, line = sig.weight, at
     if len(evidence) > 1:
         best = min(0.98, best + 0.04 * (len(evidence) - 1))
     return best, facts, line, evidence
 
 
-def _example_similarity(ce: CompiledEntry, decisive: str) -> float:
-    if not decisive or not ce.examples:
-        return 0.0
-    return max(fuzz.token_sort_ratio(decisive, ex[-_FUZZY_CHARS:].lower()) for ex in ce.examples) / 100.0
+def _example_similarity(index: Index, decisive: str) -> dict[int, float]:
+    """Best similarity of the decisive text to each entry's examples (token-sorted ratio)."""
+    if not decisive:
+        return {}
+    keys, owners = index.flat_examples
+    best: dict[int, float] = {}
+    for _, sim, pos in process.extract(sort_tokens(decisive), keys, scorer=fuzz.ratio, limit=None, score_cutoff=55):
+        owner = owners[pos]
+        if sim > best.get(owner, 0.0):
+            best[owner] = sim
+    return {k: v / 100.0 for k, v in best.items()}
 
 
 def score(
@@ -83,16 +124,20 @@ def score(
     findings: tuple[Finding, ...] = (),
 ) -> list[Candidate]:
     """Every entry with any support, most likely first, with calibrated-ish confidence."""
-    hits = [(ce, _signature_hits(ce, text)) for ce in index.entries]
+    t = _Text(text, unwrapped_views(text))
+    hits = [(ce, _signature_hits(ce, t)) for ce in index.entries]
     hit_lines = {h[2] for _, h in hits if h[2] is not None}
     decisive = decisive_text(text, hit_lines) if text else ""
+    similarity = _example_similarity(index, decisive)
     given = set(providers)
     found_codes = {f.code: f for f in findings}
     out: list[Candidate] = []
-    for ce, (sig, facts, line, evidence) in hits:
+    for pos, (ce, (sig, facts, line, evidence)) in enumerate(hits):
         e = ce.entry
+        sim = similarity.get(pos, 0.0)
+        if sig == 0 and sim < 0.6 and not (given and e.provider_sets) and not (found_codes and not found_codes.keys().isdisjoint(e.findings.confirm)):
+            continue  # nothing supports this entry: skip the arithmetic (most entries, most of the time)
         cand = Candidate(compiled=ce, facts=dict(facts), line=line, evidence=list(evidence))
-        sim = _example_similarity(ce, decisive) if decisive else 0.0
         if sig > 0:
             logit = _logit(sig) + max(-0.5, min(0.6, 2.0 * (sim - 0.7)))
         else:
@@ -100,7 +145,7 @@ def score(
             logit = _logit(prior) if prior > 0 else -9.0
         if sim >= 0.6:
             cand.evidence.append(Evidence("example", f"text resembles a known example ({sim:.0%} similar)", round(sim, 2)))
-        if text:
+        if text and (sig > 0 or sim >= 0.6):  # context only moves entries the text already supports
             for regex, weight, pattern in ce.context:
                 if regex.search(text):
                     logit += 2.0 * weight
@@ -119,9 +164,12 @@ def score(
         confirms = [found_codes[c] for c in e.findings.confirm if c in found_codes]
         refutes = [found_codes[c] for c in e.findings.refute if c in found_codes]
         if confirms and logit < -2.0:
-            # model evidence alone: a prediction, not a diagnosis of a pasted error
+            # model evidence alone: a prediction, not a diagnosis of a pasted error. An error
+            # finding predicts (~0.8 after the confirm bonus below), a warning only suggests
+            # (~0.35, a candidate), an info finding alone predicts nothing.
             severe = any(f.severity == "error" for f in confirms)
-            logit = _logit(0.6 if severe else 0.3)
+            if severe or any(f.severity == "warning" for f in confirms):
+                logit = _logit(0.8 if severe else 0.35) - 2.0
         for i, f in enumerate(confirms):
             logit += 2.0 if i == 0 else 0.7
             cand.evidence.append(Evidence("finding", f"{f.code}: {f.message}", 1.0))

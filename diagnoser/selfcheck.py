@@ -8,15 +8,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
-from diagnoser.index import Index, build
+from diagnoser.index import Index, build, example_key
 from diagnoser.matcher import score
-from diagnoser.text import normalise, prepare
+from diagnoser.text import prepare
 from kb import Database, Problem
 
 
 def rank_of_own_entry(index: Index, entry_id: str, text: str) -> tuple[int | None, list[str]]:
     """1-based rank of entry_id for text, scored with that example left out; and the ranking."""
-    held = normalise(text)
+    held = example_key(text)
     entries = tuple(
         replace(ce, examples=tuple(x for x in ce.examples if x != held)) if ce.entry.id == entry_id else ce
         for ce in index.entries

@@ -5,6 +5,7 @@ sometimes hundreds of megabytes of log. Everything here is linear in the input s
 """
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 
@@ -16,7 +17,20 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][AB012]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _QUOTE_PREFIX = re.compile(r"^[ \t]*(?:>[ \t]?)+", re.M)
 _SPACES = re.compile(r"[ \t\u00a0\u3000]+")
-_TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00b4": "'", "\uff1a": ": ", "\uff08": "(", "\uff09": ")"})
+_TRANSLATE = str.maketrans({
+    "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00b4": "'", "\u2032": "'",
+    "\uff1a": ": ", "\uff08": "(", "\uff09": ")", "\uff0c": ", ", "\u3002": ". ", "\uff1b": "; ",
+    "\u200b": None, "\u200c": None, "\u200d": None, "\ufeff": None,
+})
+_ENTITY = re.compile(r"&(?:#\d{1,6}|#x[0-9a-fA-F]{1,6}|[a-zA-Z]{2,8});")
+_ESCAPED_NEWLINE = re.compile(r"\\r\\n|\\n")
+_ESCAPED_QUOTE = re.compile(r"\\(['\"])")
+# A line that starts a new record rather than continuing a wrapped one.
+_LINE_START = re.compile(
+    r"^(?:Traceback|File |During handling|The above exception|\d{4}-\d\d-\d\d|\[|[A-Z]\w{0,60}(?:Error|Exception|Warning)\b|"
+    r"at |\w{0,40}\.(?:py|cc|cpp|h)[:(]|[-*>#]|\d+[.)] )"
+)
+WRAP_MIN = 50  # a shorter line is a line, not a wrapped one
 # Lines worth keeping from a huge log: errors, exceptions, failures, status codes.
 _DECISIVE = re.compile(
     r"error|exception|fail|fatal|not_implemented|not implemented|invalid|unsupported|"
@@ -33,37 +47,90 @@ class Prepared:
     binary: bool
 
 
+# Binary input keeps printable ASCII; every other byte becomes a line break (bytes.translate is C).
+_PRINTABLE = bytes(b if (0x20 <= b <= 0x7E or b == 0x09) else 0x0A for b in range(256))
+
+
 def decode(data: bytes) -> tuple[str, bool]:
-    """Decode bytes leniently; say whether it looked binary (many NULs or invalid bytes)."""
+    """Decode bytes leniently; say whether it looked binary (NULs or mostly invalid bytes).
+
+    Binary input keeps only its printable ASCII, like `strings`: that is where any error message
+    buried in a core dump or a binary log is, and it stays linear in the input size.
+    """
     sample = data[:65536]
-    binary = sample.count(0) > len(sample) // 100 if sample else False
-    for enc in ("utf-8", "utf-16") if data[:2] in (b"\xff\xfe", b"\xfe\xff") else ("utf-8",):
+    nuls = sample.count(0)
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         try:
-            return data.decode(enc), binary
+            return data.decode("utf-16"), False
         except UnicodeDecodeError:
-            continue
-    text = data.decode("utf-8", errors="replace")
-    return text, binary or text.count("\ufffd") > len(text) // 20
+            pass
+    if nuls <= len(sample) // 100:
+        try:
+            return data.decode("utf-8"), False
+        except UnicodeDecodeError:
+            bad = sample.decode("utf-8", errors="replace").count("\ufffd")
+            if bad <= len(sample) // 20:
+                return data.decode("utf-8", errors="replace"), False
+    return data.translate(_PRINTABLE).decode("ascii"), True
+
+
+_KEYWORDS = ("error", "exception", "fail", "fatal", "implemented", "invalid", "support", "expected", "traceback", "错误", "失败", "异常")
+_MAX_HITS = 20_000  # per keyword: more than enough to fill MAX_CHARS
+
+
+def _keyword_positions(low: str) -> list[int]:
+    found: list[int] = []
+    for kw in _KEYWORDS:
+        i, hits = low.find(kw), 0
+        while i >= 0 and hits < _MAX_HITS:
+            found.append(i)
+            hits += 1
+            i = low.find(kw, i + len(kw))
+    found.sort()
+    return found
 
 
 def _select_decisive(text: str) -> str:
-    """From a huge text keep the lines that can carry an error, with a little context."""
-    lines = text.splitlines()
-    keep: set[int] = set()
-    for i, line in enumerate(lines):
-        if _DECISIVE.search(line[:MAX_LINE]):
-            keep.update(range(max(0, i - CONTEXT_LINES), min(len(lines), i + CONTEXT_LINES + 1)))
-    out, size = [], 0
-    for i in sorted(keep):
-        line = lines[i][:MAX_LINE]
-        size += len(line) + 1
+    """From a huge text keep the lines that can carry an error, with a little context.
+
+    Keywords are found with str.find on a lower-cased copy (a case-insensitive regex with
+    alternatives is ten times slower on 50 MB), then the text is sliced around each hit.
+    """
+    out: list[str] = []
+    size, last_end, n = 0, 0, len(text)
+    reach = 4 * MAX_LINE
+    for pos in _keyword_positions(text.lower()):
+        if pos < last_end:
+            continue
+        start = text.rfind("\n", max(0, pos - reach), pos) + 1
+        for _ in range(CONTEXT_LINES):
+            if start <= 0:
+                break
+            start = text.rfind("\n", max(0, start - 1 - reach), start - 1) + 1
+        end = text.find("\n", pos, pos + reach)
+        end = n if end < 0 else end
+        for _ in range(CONTEXT_LINES):
+            nxt = text.find("\n", end + 1, end + 1 + reach)
+            if nxt < 0:
+                break
+            end = nxt
+        start = max(start, last_end)
+        out.append(text[start:end])
+        size += end - start
+        last_end = end
         if size > MAX_CHARS:
             break
-        out.append(line)
     return "\n".join(out)
 
 
 def normalise(text: str) -> str:
+    if "&" in text:
+        text = _ENTITY.sub(lambda m: html.unescape(m.group(0)), text)
+    if "\\n" in text and text.count("\n") < 3:
+        # Rust/C# debug strings and JSON show "\n" literally: make them real line breaks
+        text = _ESCAPED_NEWLINE.sub("\n", text)
+    if "\\'" in text or '\\"' in text:
+        text = _ESCAPED_QUOTE.sub(r"\1", text)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _ANSI.sub("", text)
     text = _CONTROL.sub(" ", text)
@@ -81,3 +148,30 @@ def prepare(text: str, binary: bool = False) -> Prepared:
         text = _select_decisive(text)
         truncated = True
     return Prepared(text=normalise(text), original_chars=original, truncated=truncated, binary=binary)
+
+
+def unwrapped_views(text: str) -> list[tuple[str, list[int]]]:
+    """The text with likely hard wraps joined, once with a space and once without (a wrap can fall
+    between words or inside one). Each view comes with, per line, the line of `text` it starts on."""
+    lines = text.split("\n")
+    if len(lines) < 2 or len(text) > 200_000:
+        return []
+    joins = [
+        i for i in range(1, len(lines))
+        if len(lines[i - 1]) >= WRAP_MIN and lines[i] and not _LINE_START.match(lines[i])
+    ]
+    if not joins:
+        return []
+    views = []
+    joined = set(joins)
+    for glue in (" ", ""):
+        out: list[str] = []
+        starts: list[int] = []
+        for i, line in enumerate(lines):
+            if i in joined and out:
+                out[-1] = out[-1] + glue + line
+            else:
+                out.append(line)
+                starts.append(i)
+        views.append(("\n".join(out), starts))
+    return views

@@ -1,9 +1,21 @@
 """The knowledge base: entry schema, loading, validation, search and page generation.
 
-`kb` never imports `diagnoser`; data flows entries -> kb -> diagnoser.
+`kb` never imports `diagnoser`; data flows entries -> kb -> diagnoser. Names are re-exported
+lazily (PEP 562) so that `kb.paths` can be imported without pydantic or yaml.
 """
-from kb.database import Database, Finding, load, normalise_id
-from kb.problems import EntryError, Problem
-from kb.schema import Document, Entry
+from __future__ import annotations
 
-__all__ = ["Database", "Document", "Entry", "EntryError", "Finding", "Problem", "load", "normalise_id"]
+from importlib import import_module
+from typing import Any
+
+_EXPORTS = {
+    "Database": "kb.database", "Finding": "kb.database", "load": "kb.database", "normalise_id": "kb.database",
+    "EntryError": "kb.problems", "Problem": "kb.problems", "Document": "kb.schema", "Entry": "kb.schema",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'kb' has no attribute {name!r}")
