@@ -74,7 +74,10 @@ def decode(data: bytes) -> tuple[str, bool]:
     return data.translate(_PRINTABLE).decode("ascii"), True
 
 
-_KEYWORDS = ("error", "exception", "fail", "fatal", "implemented", "invalid", "support", "expected", "traceback", "错误", "失败", "异常")
+_KEYWORDS = (
+    "error", "exception", "fail", "fatal", "implement", "invalid", "support", "expected", "traceback",
+    "could not", "cannot", "unable", "abort", "segmentation", "warning", "错误", "失败", "异常",
+)
 _MAX_HITS = 20_000  # per keyword: more than enough to fill MAX_CHARS
 
 

@@ -1,0 +1,72 @@
+"""Normalising what users paste: wrappers and noise go, the message stays; input stays bounded."""
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from diagnoser.text import MAX_CHARS, decode, normalise, prepare, unwrapped_views
+
+MSG = "Could not find an implementation for Add(14) node with name '/a/Add'"
+
+
+@pytest.mark.parametrize("raw", [
+    f"\x1b[31m{MSG}\x1b[0m",                                   # ANSI colours
+    f"> {MSG}",                                                 # Markdown quote
+    f">> > {MSG}",
+    MSG.replace("'", "\u2018", 1).replace("'", "\u2019", 1),     # curly quotes
+    MSG.replace("'", "&#39;"),                                   # HTML entities from a web page
+    MSG.replace(" ", "\u00a0"),                                  # non-breaking spaces
+    MSG.replace("Add", "A\u200bdd", 1),                          # zero-width space
+    MSG.replace("'", "\\'"),                                     # escaped quotes from a repr
+    f"  \t{MSG}   \r\n",
+])
+def test_noise_is_removed(raw):
+    assert normalise(raw) == MSG
+
+
+def test_literal_newlines_from_debug_strings_become_lines():
+    text = normalise('Error { msg: "first line\\r\\nsecond line\\r\\n" }')
+    assert "first line\nsecond line" in text
+
+
+def test_fullwidth_punctuation_from_chinese_text():
+    assert normalise("错误（Add）：失败") == "错误(Add): 失败"
+
+
+def test_wrapped_line_is_rejoined_both_ways():
+    text = normalise("FAIL : Load model from m.onnx failed:Type Error: Type parameter\n(T) bound to different types")
+    joined = [v for v, _ in unwrapped_views(text)]
+    assert "Type parameter (T) bound" in joined[0] and "Type parameter(T) bound" in joined[1]
+
+
+def test_wrap_inside_a_word_is_rejoined_without_space():
+    text = normalise("NOT_IMPLEMENTED : Could not find an implementation for Add(14) node with na\nme '/a/Add'")
+    assert any("node with name '/a/Add'" in v for v, _ in unwrapped_views(text))
+
+
+def test_new_records_are_not_joined():
+    text = normalise("x" * 80 + "\nTraceback (most recent call last):\n" + "y" * 80 + "\n2024-01-01 10:00:00 next")
+    assert unwrapped_views(text) == []
+
+
+def test_huge_log_keeps_the_error_and_stays_bounded():
+    noise = "2026-01-01 10:00:00 [I:onnxruntime] ordinary progress line\n"
+    big = noise * (3 * MAX_CHARS // len(noise)) + MSG + "\n" + noise * 1000
+    t = time.perf_counter()
+    prepared = prepare(big)
+    assert time.perf_counter() - t < 5
+    assert prepared.truncated and MSG in prepared.text and len(prepared.text) <= MAX_CHARS
+
+
+def test_binary_keeps_printable_runs():
+    data = os.urandom(5000) + b"\x00\x00" + MSG.encode() + b"\x00" + os.urandom(5000)
+    text, binary = decode(data)
+    assert binary and MSG in text
+
+
+def test_utf16_and_invalid_utf8():
+    assert decode(MSG.encode("utf-16"))[0] == MSG
+    text, binary = decode(MSG.encode() + b"\xff\xfe\xfa")
+    assert MSG in text and not binary
