@@ -23,7 +23,8 @@ _TRANSLATE = str.maketrans({
     "\u200b": None, "\u200c": None, "\u200d": None, "\ufeff": None,
 })
 _ENTITY = re.compile(r"&(?:#\d{1,6}|#x[0-9a-fA-F]{1,6}|[a-zA-Z]{2,8});")
-_ESCAPED_NEWLINE = re.compile(r"\\r\\n|\\n")
+_ESCAPE = re.compile(r"\\(\\|r\\n|n|r|t)")  # left to right, so "\\\\new" stays a path
+_UNESCAPE = {"\\": "\\", "r\\n": "\n", "n": "\n", "r": "\n", "t": " "}
 _ESCAPED_QUOTE = re.compile(r"\\(['\"])")
 # A line that starts a new record rather than continuing a wrapped one.
 _LINE_START = re.compile(
@@ -129,9 +130,10 @@ def _select_decisive(text: str) -> str:
 def normalise(text: str) -> str:
     if "&" in text:
         text = _ENTITY.sub(lambda m: html.unescape(m.group(0)), text)
-    if "\\n" in text and text.count("\n") < 3:
-        # Rust/C# debug strings and JSON show "\n" literally: make them real line breaks
-        text = _ESCAPED_NEWLINE.sub("\n", text)
+    if "\\\\" in text or '\\"' in text:
+        # An escaped string (JSON, a Rust or C# debug print): backslashes are doubled, quotes
+        # escaped and "\n" is a line break. A plain Windows path (C:\new\nvidia) is left alone.
+        text = _ESCAPE.sub(lambda m: _UNESCAPE[m.group(1)], text)
     if "\\'" in text or '\\"' in text:
         text = _ESCAPED_QUOTE.sub(r"\1", text)
     text = text.replace("\r\n", "\n").replace("\r", "\n")

@@ -35,6 +35,6 @@ def missing_modules(code: str) -> list[str]:
 def run_snippet(code: str, cwd: Path) -> Outcome:
     script = cwd / "snippet.py"
     script.write_text(code, encoding="utf-8")
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore", "CUDA_VISIBLE_DEVICES": os.environ.get("CUDA_VISIBLE_DEVICES", "")}
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
     proc = subprocess.run([sys.executable, str(script)], cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT, env=env)
     return Outcome(proc.returncode, proc.stdout + proc.stderr, cwd)

@@ -27,8 +27,13 @@ def test_noise_is_removed(raw):
 
 
 def test_literal_newlines_from_debug_strings_become_lines():
-    text = normalise('Error { msg: "first line\\r\\nsecond line\\r\\n" }')
-    assert "first line\nsecond line" in text
+    text = normalise('Error { msg: "D:\\\\a\\\\x.cc(520) first line\\r\\nsecond line\\r\\n" }')
+    assert "D:\\a\\x.cc(520) first line\nsecond line" in text
+
+
+def test_plain_windows_paths_keep_their_backslashes():
+    path = r"C:\Users\me\new\nvidia\onnxruntime_providers_cuda.dll"
+    assert normalise(f"LoadLibrary failed with error 126 when trying to load {path}") .endswith(path)
 
 
 def test_fullwidth_punctuation_from_chinese_text():
@@ -70,3 +75,8 @@ def test_utf16_and_invalid_utf8():
     assert decode(MSG.encode("utf-16"))[0] == MSG
     text, binary = decode(MSG.encode() + b"\xff\xfe\xfa")
     assert MSG in text and not binary
+
+
+def test_escaped_windows_path_is_unescaped_not_split():
+    text = normalise('msg: "C:\\\\new\\\\nvidia\\\\x.dll failed\\r\\n"')
+    assert "C:\\new\\nvidia\\x.dll failed" in text
