@@ -145,7 +145,7 @@ def score(
             logit = _logit(prior) if prior > 0 else -9.0
         if sim >= 0.6:
             cand.evidence.append(Evidence("example", f"text resembles a known example ({sim:.0%} similar)", round(sim, 2)))
-        if text and (sig > 0 or sim >= 0.6):  # context only moves entries the text already supports
+        if text and sig > 0:  # context moves entries a signature supports; it never makes one alone
             for regex, weight, pattern in ce.context:
                 if regex.search(text):
                     logit += 2.0 * weight
