@@ -52,7 +52,9 @@ def _node_line(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
 
 
 def _sections(body: str) -> dict[str, str]:
-    heads = list(_HEADING.finditer(body))
+    """Body sections by `## ` heading; a `## ` line inside a fenced block is code, not a heading."""
+    fences = [(m.start(), m.end()) for m in _FENCE.finditer(body)]
+    heads = [h for h in _HEADING.finditer(body) if not any(a <= h.start() < b for a, b in fences)]
     out: dict[str, str] = {}
     for i, head in enumerate(heads):
         end = heads[i + 1].start() if i + 1 < len(heads) else len(body)

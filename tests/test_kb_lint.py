@@ -165,3 +165,10 @@ def test_regex_safety(pattern, safe):
     from kb.regexsafety import backtracking_problem
 
     assert (backtracking_problem(pattern) is None) == safe
+
+
+def test_heading_inside_a_code_block_is_not_a_section(tmp_path):
+    root = _tree(tmp_path, "OT0005")
+    f = root / "OT0005.md"
+    _edit(f, "Execution type OpenVINOExecutionProvider doesn't support memcpy\n```", "Execution type OpenVINOExecutionProvider doesn't support memcpy\n## Exception summary\n```")
+    assert _problems(root) == []
