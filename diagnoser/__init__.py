@@ -1,9 +1,24 @@
 """Diagnose ONNX export and ONNX Runtime errors against the knowledge base.
 
 Public API: `diagnose(text=..., model=..., providers=...) -> Report`.
+
+Names are imported on first use (PEP 562), so `diagnoser.probes` or `diagnoser.modelfile` can be
+used without loading the knowledge base and its schema library.
 """
-from diagnoser.api import diagnose
-from diagnoser.errors import UserInputError
-from diagnoser.report import SCHEMA_VERSION, Diagnosis, Evidence, Finding, Report
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["SCHEMA_VERSION", "Diagnosis", "Evidence", "Finding", "Report", "UserInputError", "diagnose"]
+_WHERE = {"diagnose": "diagnoser.api", "UserInputError": "diagnoser.errors", "SCHEMA_VERSION": "diagnoser.report",
+          "Diagnosis": "diagnoser.report", "Evidence": "diagnoser.report", "Finding": "diagnoser.report", "Report": "diagnoser.report"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        import importlib
+
+        value = getattr(importlib.import_module(_WHERE[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'diagnoser' has no attribute {name!r}")

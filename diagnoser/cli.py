@@ -5,6 +5,7 @@ Exit codes: 0 something was diagnosed, 1 nothing matched, 2 usage error or unrea
 """
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -53,28 +54,46 @@ def _read_text(text: str | None, log: str | None) -> tuple[str | None, bool]:
     return decoded, binary
 
 
+def _parse_shapes(specs: tuple[str, ...]) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = {}
+    for spec in specs:
+        name, sep, dims = spec.rpartition("=")
+        if not sep or not name or not re.fullmatch(r"\d+(x\d+)*", dims):
+            _fail(f"--shape wants NAME=1x3x224x224, not {spec!r}")
+        out[name] = [int(d) for d in dims.split("x")]
+    return out
+
+
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("text", required=False)
 @click.option("--log", "log", metavar="FILE", help="Read the error text from a log file.")
 @click.option("--model", "model", metavar="M.onnx", help="The model that failed; probes look for proof in it.")
 @click.option("--providers", metavar="A,B", help="Execution providers the failing session asked for, in order.")
+@click.option("--env", "env", is_flag=True, help="Probe the environment (onnx, onnxruntime packages, providers, CUDA libraries).")
+@click.option("--ort-version", "ort_version", metavar="X.Y", help="Also check the model against this onnxruntime release (IR, opset).")
+@click.option("--probes", "probes", type=click.Choice(["static", "all"]), default="all", show_default=True, help="'static' skips creating and running a session.")
+@click.option("--shape", "shapes", multiple=True, metavar="NAME=1x3x224x224", help="Input shape for the session probe (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report (a stable contract, see schema_version).")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print Markdown, ready to paste into a bug report.")
 @click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True, help="Language of titles, summaries and fixes.")
 @click.option("--color/--no-color", default=None, help="Colour the terminal report (default: when stdout is a terminal).")
-def command(text, log, model, providers, as_json, as_markdown, lang, color) -> None:
+def command(text, log, model, providers, env, ort_version, probes, shapes, as_json, as_markdown, lang, color) -> None:
     """Diagnose an ONNX / ONNX Runtime error: TEXT is the error ('-' reads stdin)."""
     if as_json and as_markdown:
         _fail("choose one of --json and --markdown")
     body, binary = _read_text(text, log)
     provs = [p.strip() for p in providers.split(",")] if providers else []
-    if body is None and model is None and not provs:
-        _fail("nothing to diagnose: give the error TEXT, '-' for stdin, --log FILE, --model or --providers")
+    if body is None and model is None and not provs and not env:
+        _fail("nothing to diagnose: give the error TEXT, '-' for stdin, --log FILE, --model, --providers or --env")
+    if ort_version is not None and not re.fullmatch(r"\d+\.\d+(\.\d+)?", ort_version):
+        _fail(f"--ort-version wants a release like 1.17 or 1.17.3, not {ort_version!r}")
+    parsed = _parse_shapes(shapes)
     from diagnoser.api import diagnose
     from diagnoser.errors import UserInputError
 
     try:
-        report = diagnose(text=body, model=model, providers=provs, binary=binary)
+        report = diagnose(text=body, model=model, providers=provs, binary=binary, env=env,
+                          ort_version=ort_version, probes=probes, shapes=parsed)
     except UserInputError as exc:
         _fail(str(exc))
     if as_json:

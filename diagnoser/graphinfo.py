@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 
 @dataclass(frozen=True)
@@ -13,29 +13,40 @@ class ValueInfo:
     origin: str  # "graph input", "initializer", "output of Cast node 'x'", ...
 
 
+_NAMES: dict[int, str | None] = {}
+
+
 def dtype_name(elem_type: int) -> str | None:
+    if elem_type in _NAMES:
+        return _NAMES[elem_type]
     import onnx
 
-    if not elem_type:
-        return None
     try:
-        return onnx.helper.tensor_dtype_to_string(elem_type).removeprefix("TensorProto.").lower()
+        name = onnx.helper.tensor_dtype_to_string(elem_type).removeprefix("TensorProto.").lower() if elem_type else None
     except (ValueError, KeyError):
-        return None
+        name = None
+    _NAMES[elem_type] = name
+    return name
+
+
+_SUBGRAPH_OPS = frozenset({"If", "Loop", "Scan", "SequenceMap"})
 
 
 def walk_nodes(graph: Any) -> Iterator[Any]:
-    """Every node, including those inside If/Loop/Scan subgraphs."""
+    """Every node, including those inside If/Loop/Scan subgraphs (and graph attributes of
+    non-standard ops); attributes of plain ai.onnx nodes are not scanned, which keeps a
+    50,000-node walk cheap."""
     import onnx
 
     for node in graph.node:
         yield node
-        for attr in node.attribute:
-            if attr.type == onnx.AttributeProto.GRAPH:
-                yield from walk_nodes(attr.g)
-            elif attr.type == onnx.AttributeProto.GRAPHS:
-                for g in attr.graphs:
-                    yield from walk_nodes(g)
+        if node.op_type in _SUBGRAPH_OPS or (node.domain and node.domain != "ai.onnx"):
+            for attr in node.attribute:
+                if attr.type == onnx.AttributeProto.GRAPH:
+                    yield from walk_nodes(attr.g)
+                elif attr.type == onnx.AttributeProto.GRAPHS:
+                    for g in attr.graphs:
+                        yield from walk_nodes(g)
 
 
 class GraphInfo:
@@ -43,20 +54,59 @@ class GraphInfo:
 
     def __init__(self, proto: Any):
         self.proto = proto
+        self.untyped_outputs: list[str] = []  # filled by typed_nodes
+        self.output_count = 0
 
     @cached_property
     def opsets(self) -> dict[str, int]:
         return {("" if o.domain == "ai.onnx" else o.domain): o.version for o in self.proto.opset_import}
 
     @cached_property
+    def strict(self) -> tuple[Any | None, str | None]:
+        """Strict inference (types checked, errors raised), run once: (inferred model, None) or (None, error).
+
+        It is the shape-inference half of check_model(full_check=True); on success it also serves
+        as `inferred`, so a valid model is inferred only once.
+        """
+        import onnx
+
+        try:
+            return onnx.shape_inference.infer_shapes(self.proto, check_type=True, strict_mode=True, data_prop=False), None
+        except Exception as exc:
+            return None, str(exc).strip() or type(exc).__name__
+
+    @cached_property
     def inferred(self) -> Any:
         """The model with inferred value_info; the original when inference fails."""
         import onnx
 
+        if "strict" in self.__dict__ and self.strict[0] is not None:
+            return self.strict[0]
         try:
             return onnx.shape_inference.infer_shapes(self.proto, check_type=False, strict_mode=False)
         except Exception:  # inference is best effort: a model it rejects still has inputs and initializers
             return self.proto
+
+    @cached_property
+    def nodes(self) -> list[Any]:
+        return list(walk_nodes(self.proto.graph))
+
+    @cached_property
+    def dtypes(self) -> dict[str, str | None]:
+        """name -> dtype of every typed value of the main graph (cheap: no origins)."""
+        import onnx
+
+        graph = self.inferred.graph
+        out = {vi.name: vi.type.tensor_type.elem_type for vi in graph.value_info}
+        out.update((vi.name, vi.type.tensor_type.elem_type) for vi in graph.output)
+        out.update((vi.name, vi.type.tensor_type.elem_type) for vi in graph.input)
+        for node in graph.node:
+            if node.op_type == "Constant" and node.output:
+                for attr in node.attribute:
+                    if attr.type == onnx.AttributeProto.TENSOR:
+                        out[node.output[0]] = attr.t.data_type
+        out.update((t.name, t.data_type) for t in graph.initializer)
+        return {k: dtype_name(v) for k, v in out.items()}
 
     @cached_property
     def values(self) -> dict[str, ValueInfo]:
@@ -113,3 +163,112 @@ class GraphInfo:
             return onnx.defs.get_schema(node.op_type, opset, node.domain or "") if opset else None
         except Exception:
             return None
+
+
+class TypedNode(NamedTuple):
+    """A node with its schema and the dtype reaching each type parameter (None when unknown).
+
+    A NamedTuple, not a frozen dataclass: 50,000 of them are made per large model.
+    """
+
+    node: Any
+    domain: str  # "" for ai.onnx
+    since: int | None
+    schema: Any | None
+    op: str
+    key: tuple  # (op, domain, input dtypes, output dtypes): one shared object per distinct signature
+    sig: tuple[tuple[str, str | None], ...]  # (type param, dtype) per input then output, in order
+
+    @property
+    def bound(self) -> dict[str, tuple[str | None, ...]]:
+        return group(self.sig)
+
+
+def group(sig: tuple[tuple[str, str | None], ...]) -> dict[str, tuple[str | None, ...]]:
+    """(param, dtype) pairs -> param -> dtypes bound to it."""
+    out: dict[str, list[str | None]] = {}
+    for param, dtype in sig:
+        out.setdefault(param, []).append(dtype)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _params(formals: Any) -> tuple[tuple[str, ...], str | None]:
+    """Type parameters by position, and the one a variadic last formal repeats."""
+    fs = list(formals)
+    return tuple(f.type_str for f in fs), (fs[-1].type_str if fs and int(fs[-1].option) == 2 else None)
+
+
+def typed_nodes(g: GraphInfo) -> list[TypedNode]:
+    """Every node of the main graph, then of its subgraphs, bound to its schema's type parameters.
+
+    Schemas and their formals are looked up once per (op, domain), and identical signatures
+    share one key object (`TypedNode.key`), so later passes judge each distinct signature once:
+    a 50,000-node model has few, and crossing into protobuf per node is what makes a walk slow.
+    Also records the main-graph outputs inference left untyped (g.untyped_outputs).
+    """
+    import onnx
+
+    cache: dict[tuple[str, str], tuple[Any, int | None, Any, Any]] = {}
+    uniq: dict[tuple, tuple] = {}
+    get = g.dtypes.get
+    out: list[TypedNode] = []
+    nested: list[Any] = []
+    untyped: list[str] = []
+    outputs = 0
+    main = list(g.proto.graph.node)
+    todo = main
+    depth = 0
+    while todo:
+        for node in todo:
+            op = node.op_type
+            domain = node.domain
+            if domain == "ai.onnx":
+                domain = ""
+            if op in _SUBGRAPH_OPS or domain:
+                nested.append(node)
+            spec = cache.get((op, domain))
+            if spec is None:
+                opset = g.opsets.get(domain)
+                try:
+                    schema = onnx.defs.get_schema(op, opset, domain) if opset else None
+                except Exception:
+                    schema = None
+                spec = (schema, schema.since_version, _params(schema.inputs), _params(schema.outputs)) if schema is not None else (None, None, ((), None), ((), None))
+                cache[(op, domain)] = spec
+            schema, since, (ip, iv), (op_, ov) = spec
+            ins, outs = node.input, node.output
+            in_t, out_t = tuple(map(get, ins)), tuple(map(get, outs))
+            if depth == 0:
+                outputs += len(out_t)
+                if None in out_t:
+                    untyped += [n for n, d in zip(outs, out_t) if n and d is None]
+            k = (op, domain, in_t, out_t)
+            rec = uniq.get(k)
+            if rec is None:  # once per distinct signature
+                if schema is None:
+                    sig: tuple = ()
+                else:
+                    ni, no = len(ip), len(op_)
+                    lst = [((ip[i] if i < ni else iv), d) for i, (name, d) in enumerate(zip(ins, in_t)) if name and (i < ni or iv)]
+                    lst += [((op_[i] if i < no else ov), d) for i, (name, d) in enumerate(zip(outs, out_t)) if name and (i < no or ov)]
+                    sig = tuple(lst)
+                rec = uniq[k] = (k, sig)
+            out.append(TypedNode(node, domain, since, schema, op, rec[0], rec[1]))
+        todo = [sub for parent in nested for sub in _subgraph_nodes(parent)]
+        nested = []
+        depth += 1
+    g.untyped_outputs, g.output_count = untyped, outputs
+    return out
+
+
+def _subgraph_nodes(node: Any) -> list[Any]:
+    import onnx
+
+    found = []
+    for attr in node.attribute:
+        if attr.type == onnx.AttributeProto.GRAPH:
+            found += list(attr.g.node)
+        elif attr.type == onnx.AttributeProto.GRAPHS:
+            for sub in attr.graphs:
+                found += list(sub.node)
+    return found

@@ -1,10 +1,12 @@
 """Open a model file safely: recognise what it is before handing it to onnx.
 
 Weights stored as external data are never read here: probes need the graph, not the weights.
+Each refusal carries a finding code (`file.*`) so the one-line error leads to documentation.
 """
 from __future__ import annotations
 
 import os
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,17 +14,18 @@ from typing import Any
 from diagnoser.errors import UserInputError
 
 _SNIFF = 512
+PROTOBUF_LIMIT = 2**31 - 1  # protobuf cannot parse a single message larger than this
 _KINDS = (
-    (b"version https://git-lfs.github.com/spec", "a git-lfs pointer, not the model: run `git lfs pull` (or download the real file)"),
-    (b"PK\x03\x04", "a zip archive (a PyTorch checkpoint or a .zip?), not an ONNX protobuf"),
-    (b"\x89HDF", "an HDF5 file (a Keras .h5 model?), not ONNX"),
-    (b"\x80\x02", "a Python pickle (a PyTorch .pt/.pth checkpoint?), not ONNX"),
-    (b"\x80\x04", "a Python pickle (a PyTorch .pt/.pth checkpoint?), not ONNX"),
-    (b"TFL3", "a TensorFlow Lite flatbuffer, not ONNX"),
-    (b"<?xml", "an XML file (an OpenVINO IR .xml?), not ONNX"),
-    (b"<!DOCTYPE html", "an HTML page (a download that saved an error page?), not ONNX"),
-    (b"<html", "an HTML page (a download that saved an error page?), not ONNX"),
+    (b"version https://git-lfs.github.com/spec", "file.git-lfs-pointer", "a git-lfs pointer, not the model: run `git lfs pull` (or download the real file)"),
+    (b"\x89HDF", "file.not-onnx", "an HDF5 file (a Keras .h5 model?), not ONNX"),
+    (b"\x80\x02", "file.pytorch-checkpoint", "a Python pickle (a legacy PyTorch .pt/.pth checkpoint), not ONNX: export it with torch.onnx.export"),
+    (b"\x80\x04", "file.pytorch-checkpoint", "a Python pickle (a legacy PyTorch .pt/.pth checkpoint), not ONNX: export it with torch.onnx.export"),
+    (b"TFL3", "file.not-onnx", "a TensorFlow Lite flatbuffer, not ONNX"),
+    (b"<?xml", "file.not-onnx", "an XML file (an OpenVINO IR .xml?), not ONNX"),
+    (b"<!DOCTYPE html", "file.not-onnx", "an HTML page (a download that saved an error page?), not ONNX"),
+    (b"<html", "file.not-onnx", "an HTML page (a download that saved an error page?), not ONNX"),
 )
+_PROTO_FIRST_BYTES = (b"\x08", b"\x12", b"\x1a", b"\x22", b"\x2a", b"\x32", b"\x3a", b"\x42", b"\x72")
 
 
 @dataclass(frozen=True)
@@ -32,8 +35,24 @@ class LoadedModel:
     size: int
 
 
-def sniff(path: Path) -> None:
-    """Raise UserInputError with a one-line reason when path cannot be an ONNX model."""
+def _fail(code: str, message: str) -> UserInputError:
+    return UserInputError(f"{message} [{code}]", code=code)
+
+
+def _zip_kind(path: Path) -> tuple[str, str]:
+    """torch.save writes a zip whose members end in data.pkl: tell it from any other zip."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = zf.namelist()[:200]
+    except (zipfile.BadZipFile, OSError):
+        return "file.not-onnx", "a damaged zip archive, not an ONNX protobuf"
+    if any(n.endswith("data.pkl") or n.endswith("/version") for n in names):
+        return "file.pytorch-checkpoint", "a PyTorch checkpoint (torch.save zip) renamed to .onnx: export it with torch.onnx.export"
+    return "file.not-onnx", "a zip archive, not an ONNX protobuf (unpack it first?)"
+
+
+def sniff(path: Path) -> int:
+    """Raise UserInputError with a one-line reason when path cannot be an ONNX model; return its size."""
     if not path.exists():
         raise UserInputError(f"model file not found: {path}")
     if path.is_dir():
@@ -45,29 +64,36 @@ def sniff(path: Path) -> None:
     except OSError as exc:
         raise UserInputError(f"cannot read model file {path}: {exc.strerror or exc}") from None
     if size == 0:
-        raise UserInputError(f"model file is empty: {path}")
-    for magic, what in _KINDS:
+        raise _fail("file.empty", f"model file is empty: {path}")
+    if head.startswith(b"PK\x03\x04"):
+        code, what = _zip_kind(path)
+        raise _fail(code, f"{path} is {what}")
+    for magic, code, what in _KINDS:
         if head.startswith(magic):
-            raise UserInputError(f"{path} is {what}")
+            raise _fail(code, f"{path} is {what}")
     # ModelProto's first field is ir_version (tag 0x08) in every exporter we know of;
     # plain text files start with a printable character that is not a protobuf tag.
-    if head[:1] not in (b"\x08", b"\x12", b"\x1a", b"\x22", b"\x2a", b"\x32", b"\x3a", b"\x42", b"\x72"):
-        raise UserInputError(f"{path} does not look like an ONNX model (first byte {head[:1]!r}); is it the right file?")
+    if head[:1] not in _PROTO_FIRST_BYTES:
+        raise _fail("file.not-onnx", f"{path} does not look like an ONNX model (first byte {head[:1]!r}); is it the right file?")
+    if size > PROTOBUF_LIMIT:
+        raise _fail("file.over-2gb", f"{path} is {size / 2**30:.1f} GiB: one protobuf cannot exceed 2 GiB, so no ONNX tool can parse it; save the weights as external data")
+    return size
 
 
 def load(path: str | os.PathLike[str]) -> LoadedModel:
     """Load the graph of an ONNX model without its external weights."""
     p = Path(path)
-    sniff(p)
+    size = sniff(p)
     import onnx  # heavy; only when a model is given
     from google.protobuf.message import DecodeError
 
     try:
-        proto = onnx.load(str(p), load_external_data=False)
+        with p.open("rb") as fh:
+            proto = onnx.load_model_from_string(fh.read())
     except DecodeError as exc:
-        raise UserInputError(f"{p} is not a valid ONNX protobuf (truncated or corrupt?): {exc}") from None
+        raise _fail("file.truncated", f"{p} is not a valid ONNX protobuf (truncated or corrupt?): {str(exc).splitlines()[0] if str(exc) else 'parse error'}") from None
     except (OSError, ValueError, RuntimeError) as exc:
         raise UserInputError(f"cannot load {p}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
     if not proto.HasField("graph") or not proto.ir_version:
-        raise UserInputError(f"{p} parsed as protobuf but holds no ONNX graph (not an ONNX model?)")
-    return LoadedModel(path=p, proto=proto, size=p.stat().st_size)
+        raise _fail("file.no-graph", f"{p} parsed as protobuf but holds no ONNX graph (truncated, or not an ONNX model?)")
+    return LoadedModel(path=p, proto=proto, size=size)

@@ -1,7 +1,8 @@
 """Probes: small checks on the model, each `applies(ctx)` and `run(ctx) -> list[Finding]`.
 
 Registered in an explicit list (order is report order). A probe that raises becomes a
-finding and the run goes on, like a failing rule in thefuck.
+finding and the run goes on, like a failing rule in thefuck. Probes that share work (the
+strict shape inference, the typed node list) reach it through the context's cached views.
 """
 from __future__ import annotations
 
@@ -20,6 +21,12 @@ class ProbeContext:
     facts: dict[str, str] = field(default_factory=dict)
     providers: tuple[str, ...] = ()
     text: str = ""
+    ort_target: str | None = None  # --ort-version: the runtime the model must also load on
+    shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)  # --shape name=1x3x224x224
+    mode: str = "all"  # "static" skips the session probe
+    session_timeout: float = 120.0
+    session_memory_mb: int | None = None
+    findings: list[Finding] = field(default_factory=list)  # what earlier probes found, in order
 
     @cached_property
     def graph(self) -> Any:
@@ -28,20 +35,44 @@ class ProbeContext:
         assert self.model is not None
         return GraphInfo(self.model.proto)
 
+    @cached_property
+    def typed(self) -> list[Any]:
+        from diagnoser.graphinfo import typed_nodes
+
+        return typed_nodes(self.graph)
+
+    @cached_property
+    def external(self) -> list[Any]:
+        """Tensors whose data lives in external files (one pass, shared by the probes)."""
+        from diagnoser.probes.external_data import external_tensors
+
+        assert self.model is not None
+        return external_tensors(self.model.proto.graph)
+
+    def found(self, *codes: str) -> bool:
+        return any(f.code in codes for f in self.findings)
+
 
 def registered() -> tuple[ModuleType, ...]:
-    from diagnoser.probes import dml_npu, node_types
+    from diagnoser.probes import (
+        checker, cpu_kernels, dml_npu, domains, dtypes, environment, external_data, model_size,
+        node_types, providers, session, shape_inference, versions,
+    )
 
-    return (node_types, dml_npu)
+    return (environment, external_data, model_size, versions, checker, shape_inference, dtypes,
+            node_types, cpu_kernels, domains, providers, dml_npu, session)
+
+
+def static() -> tuple[ModuleType, ...]:
+    return tuple(p for p in registered() if not getattr(p, "DYNAMIC", False))
 
 
 def run_all(ctx: ProbeContext, probes: tuple[ModuleType, ...] | None = None) -> list[Finding]:
-    findings: list[Finding] = []
     for probe in probes if probes is not None else registered():
         name = probe.__name__.rsplit(".", 1)[-1]
         try:
             if probe.applies(ctx):
-                findings.extend(probe.run(ctx))
+                ctx.findings.extend(probe.run(ctx))
         except Exception as exc:  # a probe bug must not cost the user the rest of the report
-            findings.append(Finding("probe.failed", "warning", f"probe {name} failed: {type(exc).__name__}: {exc}", name))
-    return findings
+            ctx.findings.append(Finding("probe.failed", "warning", f"probe {name} failed: {type(exc).__name__}: {exc}", name))
+    return list(ctx.findings)

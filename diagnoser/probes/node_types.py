@@ -86,7 +86,7 @@ def _kernel_findings(node: Any, op: str, since: int | None, bound: dict, details
                             f"onnxruntime {version} has no float16 CPU kernel for {op} but inserts Cast nodes to float itself, so this node loads on CPU",
                             NAME, node=node.name, details={**details, "onnxruntime": version, "via_cast": True})]
     supported = sorted({t[7:-1] for kd in kernels.registry().get((domain, node.op_type), ())
-                        if kd.provider == "CPUExecutionProvider" and kd.start <= since <= kd.end
+                        if kd.provider == "CPUExecutionProvider" and kernels.covers(kd, since)
                         for ts in kd.types.values() for t in ts})
     have = f" (CPU kernels exist for: {', '.join(supported)})" if supported else " (no CPU kernel at this version at all)"
     code = "node.no-kernel-bfloat16" if "tensor(bfloat16)" in types.values() else "node.no-kernel-for-types"

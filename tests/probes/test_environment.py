@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+import sys
+
+from click.testing import CliRunner
+
+from diagnoser import diagnose
+from diagnoser.cli import command
+from diagnoser.probes import environment
+
+
+def _codes(report):
+    return {f.code for f in report.findings}
+
+
+def test_env_alone_reports_versions_and_packages():
+    report = diagnose(env=True)
+    f = next(f for f in report.findings if f.code == "env.versions")
+    assert "onnxruntime" in f.details["onnxruntime"] and "CPUExecutionProvider" in f.details["providers"]
+    assert "env.ort-packages-conflict" not in _codes(report)
+
+
+def test_two_runtime_packages_side_by_side(tmp_path, monkeypatch):
+    info = tmp_path / "onnxruntime_gpu-1.31.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: onnxruntime-gpu\nVersion: 1.31.1\n")
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    assert set(environment.runtime_distributions()) >= {"onnxruntime", "onnxruntime-gpu"}
+    report = diagnose(env=True)
+    assert "env.ort-packages-conflict" in _codes(report)
+
+
+def test_requested_provider_not_available():
+    report = diagnose(env=True, providers=["CUDAExecutionProvider"])
+    found = _codes(report)
+    assert "env.provider-unavailable" in found
+    if any(v is None for v in environment.find_cuda_libraries().values()):
+        assert "env.cuda-libs-missing" in found
+
+
+def test_cli_env_flag():
+    result = CliRunner().invoke(command, ["--env", "--json"])
+    assert result.exit_code in (0, 1) and '"env.versions"' in result.output
