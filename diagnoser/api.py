@@ -22,7 +22,7 @@ def _to_diagnosis(c: Candidate) -> Diagnosis:
         id=e.id, title=e.title, title_zh=e.title_zh, category=e.category, confidence=c.confidence,
         summary=e.summary, summary_zh=e.summary_zh, evidence=tuple(c.evidence), facts=dict(c.facts),
         fix=e.fixes[0].summary, fix_zh=e.fixes[0].summary_zh, fixes=tuple(f.summary for f in e.fixes), fixes_zh=tuple(f.summary_zh for f in e.fixes),
-        distinguish=e.distinguish, doc=doc_url(e.id), explain=f"kb show {e.id}",
+        distinguish=e.distinguish, doc=doc_url(e.id), doc_zh=doc_url(e.id, lang="zh"), explain=f"kb show {e.id}",
     )
 
 

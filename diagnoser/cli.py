@@ -19,6 +19,16 @@ def _fail(message: str, code: int = 2) -> "NoReturn":  # type: ignore[name-defin
     sys.exit(code)
 
 
+def _see_also(code: str | None) -> str:
+    """Point a one-line input error at the entries that explain it (`kb show OT0400`)."""
+    if not code:
+        return ""
+    from diagnoser.index import default_index
+
+    ids = [ce.entry.id for ce in default_index().entries if code in ce.entry.findings.confirm]
+    return f"; see `kb show {ids[0]}`" if ids else ""
+
+
 def _read_bytes(stream, what: str) -> bytes:
     data = stream.read(MAX_INPUT_BYTES + 1)
     if len(data) > MAX_INPUT_BYTES:
@@ -95,7 +105,7 @@ def command(text, log, model, providers, env, ort_version, probes, shapes, as_js
         report = diagnose(text=body, model=model, providers=provs, binary=binary, env=env,
                           ort_version=ort_version, probes=probes, shapes=parsed)
     except UserInputError as exc:
-        _fail(str(exc))
+        _fail(str(exc) + _see_also(exc.code))
     if as_json:
         from diagnoser.renderers import json as renderer
 

@@ -46,6 +46,7 @@ class Diagnosis:
     fixes_zh: tuple[str, ...]
     distinguish: str | None
     doc: str
+    doc_zh: str
     explain: str
 
 

@@ -1,4 +1,4 @@
-"""`kb`: lint, show and list the knowledge base from the terminal."""
+"""`kb`: lint, show, list and search the knowledge base, build its site, browse its FAQ."""
 from __future__ import annotations
 
 import json
@@ -9,6 +9,7 @@ import click
 
 from kb.database import load
 from kb.problems import EntryError
+from kb.schema import FAQ_TOPICS
 
 
 def _db(root: str | None):
@@ -80,6 +81,184 @@ def list_cmd(as_json: bool, category: str | None, root: str | None) -> None:
         return
     for e in rows:
         click.echo(f"{e.id}  {e.category:<26} {e.title}{'  (retired)' if e.retired else ''}")
+
+
+def _faq(root: str | None):
+    from kb.faq import load_faq
+
+    try:
+        return load_faq(Path(root) if root else None)
+    except EntryError as exc:
+        for p in exc.problems:
+            click.echo(str(p), err=True)
+        click.echo(f"kb: error: the FAQ has {len(exc.problems)} problem(s); run `kb lint`", err=True)
+        sys.exit(2)
+
+
+@cli.command("search")
+@click.argument("query", nargs=-1, required=True)
+@click.option("--limit", default=10, show_default=True, help="How many entries at most.")
+@click.option("--lang", type=click.Choice(["en", "zh"]), default=None, help="Title language (default: Chinese for a Chinese query).")
+@click.option("--json", "as_json", is_flag=True)
+@click.option("--root", metavar="DIR", hidden=True)
+def search_cmd(query: tuple[str, ...], limit: int, lang: str | None, as_json: bool, root: str | None) -> None:
+    """Find entries by words (English or Chinese) in titles, summaries, symptoms and examples."""
+    from kb.search import search
+
+    text = " ".join(query)
+    hits = search(_db(root), text, limit=limit)
+    if as_json:
+        click.echo(json.dumps([h.__dict__ for h in hits], indent=2, ensure_ascii=False))
+        return
+    if not hits:
+        click.echo(f"kb: no entry matches '{text}'", err=True)
+        sys.exit(1)
+    zh = lang == "zh" or (lang is None and any("\u4e00" <= ch <= "\u9fff" for ch in text))
+    for h in hits:
+        click.echo(f"{h.id}  {h.category:<26} {h.title_zh if zh else h.title}")
+
+
+@cli.group("docs")
+def docs_group() -> None:
+    """Generate the documentation pages and build the site."""
+
+
+@docs_group.command("build")
+@click.option("--check", is_flag=True, help="Only check that the committed pages are up to date; exit 1 if stale.")
+@click.option("--pages-only", is_flag=True, help="Write the Markdown pages but skip `mkdocs build`.")
+@click.option("--project", metavar="DIR", hidden=True, help="Checkout holding mkdocs.yml (default: this one).")
+@click.option("--root", metavar="DIR", hidden=True)
+def docs_build_cmd(check: bool, pages_only: bool, project: str | None, root: str | None) -> None:
+    """Render every entry, FAQ question and finding code into docs/, then build site/ (mkdocs --strict)."""
+    import time
+
+    from kb.paths import project_root
+    from kb.site import SiteError, generate, mkdocs_build
+
+    start = time.perf_counter()
+    proj = Path(project) if project else project_root()
+    result = generate(proj, _db(root), _faq(root), check=check)
+    if check:
+        for line in result.stale:
+            click.echo(line)
+        if result.stale:
+            click.echo(f"kb docs build --check: {len(result.stale)} generated file(s) stale; run `kb docs build`", err=True)
+            sys.exit(1)
+        click.echo("kb docs build --check: generated pages are up to date", err=True)
+        return
+    click.echo(f"kb docs build: {result.written} page(s) written, {result.removed} removed", err=True)
+    if pages_only:
+        return
+    try:
+        mkdocs_build(proj)
+    except SiteError as exc:
+        click.echo(f"kb: error: {exc}", err=True)
+        sys.exit(1)
+    click.echo(f"kb docs build: site built in {proj / 'site'} ({time.perf_counter() - start:.1f}s)", err=True)
+
+
+@docs_group.command("serve")
+@click.option("--port", type=int, default=8000, show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--project", metavar="DIR", hidden=True)
+def docs_serve_cmd(port: int, host: str, project: str | None) -> None:
+    """Serve the built site (both languages) locally; build it first with `kb docs build`."""
+    from kb.paths import project_root
+    from kb.site import SiteError, serve
+
+    proj = Path(project) if project else project_root()
+    try:
+        server = serve(proj / "site", host, port, quiet=False)
+    except (SiteError, OSError) as exc:
+        click.echo(f"kb: error: {exc}", err=True)
+        sys.exit(2)
+    click.echo(f"serving {proj / 'site'} at http://{host}:{server.server_address[1]}/ (Chinese: /zh/); Ctrl-C stops", err=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+@cli.group("faq")
+def faq_group() -> None:
+    """The interview-style FAQ: list, show, search and quiz."""
+
+
+@faq_group.command("list")
+@click.option("--topic", type=click.Choice(FAQ_TOPICS), help="Only this topic.")
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Every question with its answers, as JSON.")
+@click.option("--root", metavar="DIR", hidden=True)
+def faq_list_cmd(topic: str | None, lang: str, as_json: bool, root: str | None) -> None:
+    """List the questions by topic."""
+    from kb.faq import as_json as faq_json
+
+    groups = _faq(root).by_topic(topic)
+    if as_json:
+        click.echo(json.dumps([faq_json(d) for _, docs in groups for d in docs], indent=2, ensure_ascii=False))
+        return
+    for t, docs in groups:
+        click.echo(f"{t.title_zh if lang == 'zh' else t.title} ({t.key})")
+        for d in docs:
+            click.echo(f"  {d.question.id}  {d.question.question_zh if lang == 'zh' else d.question.question}")
+
+
+@faq_group.command("show")
+@click.argument("ident")
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+@click.option("--root", metavar="DIR", hidden=True)
+def faq_show_cmd(ident: str, lang: str, as_json: bool, root: str | None) -> None:
+    """Show one question and its answer (FAQ001, faq1 and 1 all work)."""
+    from kb.faq import as_json as faq_json
+    from kb.render import faq_text
+
+    doc = _faq(root).get(ident)
+    if doc is None:
+        click.echo(f"kb: error: no FAQ question '{ident}' (try `kb faq list`)", err=True)
+        sys.exit(2)
+    click.echo(json.dumps(faq_json(doc), indent=2, ensure_ascii=False) if as_json else faq_text(doc, lang=lang))
+
+
+@faq_group.command("search")
+@click.argument("query", nargs=-1, required=True)
+@click.option("--lang", type=click.Choice(["en", "zh"]), help="Language of the listed questions (default: the query's).")
+@click.option("--root", metavar="DIR", hidden=True)
+def faq_search_cmd(query: tuple[str, ...], lang: str | None, root: str | None) -> None:
+    """Find questions whose question or answer (English or Chinese) contains every word of QUERY."""
+    text = " ".join(query)
+    lang = lang or ("zh" if any("\u3400" <= ch <= "\u9fff" for ch in text) else "en")
+    hits = _faq(root).search(text)
+    if not hits:
+        click.echo(f"kb faq search: nothing matches {' '.join(query)!r}", err=True)
+        sys.exit(1)
+    for d in hits:
+        click.echo(f"{d.question.id}  [{d.question.topic}]  {d.question.question_zh if lang == 'zh' else d.question.question}")
+
+
+@faq_group.command("quiz")
+@click.option("--topic", type=click.Choice(FAQ_TOPICS), help="Only this topic.")
+@click.option("--count", type=click.IntRange(min=1), help="How many questions (default: all).")
+@click.option("--seed", type=int, help="Shuffle reproducibly.")
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
+@click.option("--root", metavar="DIR", hidden=True)
+def faq_quiz_cmd(topic: str | None, count: int | None, seed: int | None, lang: str, root: str | None) -> None:
+    """Show a question, reveal the answer on Enter, move on (reads answers from stdin; q quits)."""
+    from kb import quiz
+
+    docs = [d for _, group in _faq(root).by_topic(topic) for d in group]
+    quiz.run(quiz.pick(docs, count, seed), ask=_ask, say=click.echo, lang=lang)
+
+
+def _ask(prompt: str) -> str | None:
+    click.echo(f"{prompt} ", nl=False)
+    line = sys.stdin.readline()
+    if not line:
+        click.echo("")
+        return None
+    return line
 
 
 def main() -> None:

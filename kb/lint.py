@@ -95,7 +95,42 @@ def _first_error_line(text: str) -> str:
     return lines[-1] if lines else text
 
 
-CORE_CHECKS: tuple[Check, ...] = (check_references, check_patterns, check_snippets, check_symptom_quotes_examples)
+def check_faq(db: Database) -> Iterable[Problem]:
+    """FAQ files validate, link to entries or categories that exist, and their code compiles.
+
+    Python blocks of the Chinese answer must also appear in the English body, where the tests run them.
+    """
+    from kb.faq import load_faq
+    from kb.loader import _snippets
+
+    faq = load_faq(db.root, strict=False)
+    yield from faq.problems
+    for doc in faq.questions.values():
+        q = doc.question
+        for rel in q.related:
+            if rel not in db.documents and rel not in db.categories:
+                yield Problem(doc.path, _faq_line(doc.path, rel), f"related '{rel}' is neither an entry ID nor a category")
+        for snip in doc.snippets:
+            try:
+                compile(snip.code, f"{doc.path}:{snip.line}", "exec")
+            except SyntaxError as exc:
+                yield Problem(doc.path, snip.line + (exc.lineno or 1), f"snippet does not compile: {exc.msg}")
+        tested = {s.code.strip() for s in doc.snippets}
+        for snip in _snippets(q.answer_zh, 1):
+            if snip.code.strip() not in tested:
+                yield Problem(doc.path, _faq_line(doc.path, "answer_zh:"), "a python block in answer_zh is not in the English answer, so no test runs it")
+
+
+def _faq_line(path: str, needle: str) -> int:
+    try:
+        text = open(path, encoding="utf-8").read()
+    except OSError:
+        return 1
+    idx = text.find(needle)
+    return text.count("\n", 0, idx) + 1 if idx >= 0 else 1
+
+
+CORE_CHECKS: tuple[Check, ...] = (check_references, check_patterns, check_snippets, check_symptom_quotes_examples, check_faq)
 
 
 def plugin_checks() -> list[tuple[str, Check]]:

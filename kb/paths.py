@@ -16,3 +16,9 @@ def entries_dir() -> Path:
     if packaged.is_dir():
         return packaged
     return _HERE.parent / "entries"
+
+
+def project_root() -> Path:
+    """The checkout holding mkdocs.yml and docs/. `ONNX_KB_PROJECT` overrides it (tests)."""
+    override = os.environ.get("ONNX_KB_PROJECT")
+    return Path(override) if override else _HERE.parent

@@ -144,3 +144,32 @@ class Document(_Strict):
     body: str
     sections: dict[str, str]
     snippets: tuple[Snippet, ...] = ()
+
+
+FAQ_ID_PATTERN = r"^FAQ\d{3}$"
+FAQ_TOPICS = ("export", "onnx-tooling", "runtime", "providers", "quantization", "performance")
+
+
+class FaqQuestion(_Strict):
+    """One interview-style question: front matter of entries/faq/FAQnnn.md.
+
+    The English answer is the Markdown body; the Chinese answer is a whole answer too, not a
+    summary, because our first readers read Chinese.
+    """
+
+    id: str = Field(pattern=FAQ_ID_PATTERN)
+    topic: Literal["export", "onnx-tooling", "runtime", "providers", "quantization", "performance"]
+    question: str = Field(min_length=10, max_length=300)
+    question_zh: str = Field(min_length=4, max_length=300)
+    answer_zh: str = Field(min_length=40)
+    related: tuple[str, ...] = Field(min_length=1, description="Entry IDs or category names the answer explains.")
+    source: str | None = Field(None, description="Where the question comes from, e.g. 'interview article Q46'.")
+
+
+class FaqDocument(_Strict):
+    """A FAQ question with its English answer body and its runnable snippets."""
+
+    question: FaqQuestion
+    path: str
+    body: str
+    snippets: tuple[Snippet, ...] = ()

@@ -25,3 +25,16 @@ def test_queries_find_the_right_entry(db, query, expected):
 
 def test_nonsense_finds_nothing(db):
     assert search(db, "zzzqqq xylophone") == []
+
+
+def test_kb_search_command():
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "kb", "search", "内存拷贝"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.splitlines()[0].startswith("OT0005") and "内存" in out.stdout
+    data = json.loads(subprocess.run([sys.executable, "-m", "kb", "search", "memcpy", "--json"], capture_output=True, text=True, timeout=60).stdout)
+    assert data[0]["id"] == "OT0005"
+    miss = subprocess.run([sys.executable, "-m", "kb", "search", "zzzqqq"], capture_output=True, text=True, timeout=60)
+    assert miss.returncode == 1

@@ -17,14 +17,14 @@ def sample_report() -> Report:
         facts={"op": "Add", "opset": "14", "node": "/a/Add"},
         fix="Export BF16 models as FP32.", fix_zh="以 FP32 导出 BF16 模型。",
         fixes=("Export BF16 models as FP32.", "Insert an explicit Cast."), fixes_zh=("以 FP32 导出 BF16 模型。", "插入显式 Cast。"),
-        distinguish="the dtypes of the node's inputs", doc="https://docs.example/entries/OT0001/", explain="kb show OT0001",
+        distinguish="the dtypes of the node's inputs", doc="https://docs.example/entries/OT0001/", doc_zh="https://docs.example/zh/entries/OT0001/", explain="kb show OT0001",
     )
     d2 = Diagnosis(
         id="OT0002", title="Type Error: one node is fed two dtypes", title_zh="同一节点接收了两种数据类型",
         category="ort.type-mismatch-mixed", confidence=0.12, summary="Inputs bound to T differ.", summary_zh="T 的输入类型不同。",
         evidence=(Evidence("finding", "node.no-kernel-bfloat16: refutes", -1.0),), facts={},
         fix="Cast to one dtype.", fix_zh="统一类型。", fixes=("Cast to one dtype.",), fixes_zh=("统一类型。",),
-        distinguish=None, doc="https://docs.example/entries/OT0002/", explain="kb show OT0002",
+        distinguish=None, doc="https://docs.example/entries/OT0002/", doc_zh="https://docs.example/zh/entries/OT0002/", explain="kb show OT0002",
     )
     finding = Finding("node.no-kernel-bfloat16", "error", "onnxruntime 1.31.1 registers no CPU kernel for Add(14) with T=bfloat16", "node_types", node="/a/Add", details={"op": "Add"})
     return Report(

@@ -1,0 +1,137 @@
+"""The built site in a real browser: open an entry page, type into the search box and see the
+right result, in English and in Chinese. Headless Debian chromium through Selenium, served from
+a local http.server; skipped (with the reason) where chromium or selenium is absent."""
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+from kb.site import serve
+from tests.sitebuild import built_site, skip_without_mkdocs
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path(shutil.which("chromedriver") or "/usr/bin/chromedriver")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (/usr/bin/chromium); CI installs it"),
+    pytest.mark.skipif(not CHROMEDRIVER.exists(), reason="needs chromedriver (Debian's chromium-driver)"),
+]
+webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium (the 'test' extra)")
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+FLAGS = (
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-dev-shm-usage", "--window-size=1280,900",
+)
+
+
+@pytest.fixture(scope="module")
+def base_url():
+    skip_without_mkdocs()
+    server = serve(built_site(), host="127.0.0.1", port=0)  # port 0: a free port
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    profile = tempfile.mkdtemp(prefix="kb-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in (*FLAGS, f"--user-data-dir={profile}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+RESULTS_JS = "return Array.from(document.querySelectorAll('.md-search-result__item > a')).map(a => a.href)"
+
+
+def search(driver, query: str) -> list[str]:
+    """Type into Material's search box; return result page paths (sections dropped), best first.
+
+    Results are read in one script call once two reads agree: Material re-renders the list as
+    the worker answers, and elements read one by one can go stale in between."""
+    driver.execute_script("document.getElementById('__search').checked = true")
+    box = driver.find_element(By.CSS_SELECTOR, "input.md-search__input")
+    box.clear()
+    box.send_keys(" ")  # a keystroke on an empty query clears the previous results
+    box.clear()
+    WebDriverWait(driver, 10).until(lambda d: not d.execute_script(RESULTS_JS))
+    box.send_keys(query)
+    last: list[str] = []
+
+    def settled(d) -> bool:
+        nonlocal last
+        now = d.execute_script(RESULTS_JS)
+        done = bool(now) and now == last
+        last = now
+        return done
+
+    WebDriverWait(driver, 30, poll_frequency=0.5).until(settled)
+    pages: list[str] = []
+    for href in last:
+        path = href.split("?")[0].split("#")[0]
+        if path not in pages:
+            pages.append(path)
+    return pages
+
+
+def ids(paths: list[str]) -> list[str]:
+    return [p.rstrip("/").rsplit("/", 1)[-1] for p in paths]
+
+
+def test_english_entry_page_and_search(browser, base_url, db):
+    entry = db.documents["OT0005"].entry
+    browser.get(f"{base_url}/entries/OT0005/")
+    heading = browser.find_element(By.CSS_SELECTOR, "article h1").text
+    assert heading.startswith("OT0005") and entry.title[:40] in heading
+    assert "Symptom" in browser.find_element(By.CSS_SELECTOR, "article").text
+    found = ids(search(browser, "memcpy"))
+    assert "OT0005" in found[:5] or "FAQ029" in found[:5], found[:8]
+    found = ids(search(browser, "shape inference"))
+    assert "FAQ011" in found[:8], found[:8]
+
+
+def test_chinese_entry_page_and_search(browser, base_url, db):
+    entry = db.documents["OT0005"].entry
+    browser.get(f"{base_url}/zh/entries/OT0005/")
+    heading = browser.find_element(By.CSS_SELECTOR, "article h1").text
+    assert heading.startswith("OT0005") and entry.title_zh[-10:] in heading
+    assert entry.fixes[0].summary_zh[:12] in browser.find_element(By.CSS_SELECTOR, "article").text
+    found = ids(search(browser, "内存拷贝"))
+    right = {"OT0005", "FAQ029", "ep.openvino-memcpy"}
+    assert right & set(found[:5]), found[:8]
+    found = ids(search(browser, "精度"))
+    assert {"FAQ039", "FAQ036", "FAQ034"} & set(found[:5]), found[:8]
+    assert all("/zh/" in p for p in search(browser, "精度"))  # the Chinese site searches Chinese pages
+    assert "FAQ011" in ids(search(browser, "形状推断"))[:3]
+
+
+def test_faq_page_in_both_languages_links_its_entries(browser, base_url):
+    browser.get(f"{base_url}/faq/FAQ005/")
+    article = browser.find_element(By.CSS_SELECTOR, "article")
+    assert "Expected all tensors to be on the same device" in article.text
+    links = [a.get_attribute("href") for a in article.find_elements(By.CSS_SELECTOR, "a")]
+    assert any(h.rstrip("/").endswith("/entries/OT0006") for h in links), links
+    browser.get(f"{base_url}/zh/faq/FAQ005/")
+    assert "转换过程中出现" in browser.find_element(By.CSS_SELECTOR, "article h1").text
+
+
+def test_language_selector_links_both_sites(browser, base_url):
+    browser.get(f"{base_url}/")
+    hrefs = [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, ".md-select__link")]
+    assert f"{base_url}/zh/" in hrefs and f"{base_url}/" in hrefs
