@@ -1,7 +1,6 @@
 """The loaded knowledge base: entries by ID, categories and the probe finding registry."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -9,16 +8,10 @@ import yaml
 
 from kb.loader import _Loader, parse_entry, section_problems
 from kb.paths import entries_dir
-from kb.problems import EntryError, Problem
+from kb.problems import EntryError, Problem, id_normaliser
 from kb.schema import Document, Entry
 
-_ID_INPUT = re.compile(r"^\s*(?:ot)?-?0*(\d{1,4})\s*$", re.I)
-
-
-def normalise_id(text: str) -> str | None:
-    """`OT0001`, `ot1`, `0001` and `1` all name OT0001 (like `rustc --explain E308`)."""
-    m = _ID_INPUT.match(text)
-    return f"OT{int(m.group(1)):04d}" if m else None
+normalise_id = id_normaliser("OT", 4)  # `OT0001`, `ot1`, `0001` and `1` all name OT0001
 
 
 @dataclass(frozen=True)

@@ -11,22 +11,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
-from pydantic import ValidationError
 
-from kb.loader import _Loader, _node_line, _snippets, split_front_matter
+from kb.loader import _Loader, _snippets, parse_validated
 from kb.paths import entries_dir
-from kb.problems import EntryError, Problem
+from kb.problems import EntryError, Problem, id_normaliser
 from kb.schema import FAQ_TOPICS, FaqDocument, FaqQuestion
 
-_ID_INPUT = re.compile(r"^\s*(?:faq)?-?0*(\d{1,3})\s*$", re.I)
 _WORD = re.compile(r"[a-z0-9_.+-]+|[\u3400-\u9fff]+", re.I)
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
-def normalise_faq_id(text: str) -> str | None:
-    """`FAQ001`, `faq1` and `1` all name FAQ001."""
-    m = _ID_INPUT.match(text)
-    return f"FAQ{int(m.group(1)):03d}" if m else None
+normalise_faq_id = id_normaliser("FAQ", 3)  # `FAQ001`, `faq1` and `1` all name FAQ001
 
 
 @dataclass(frozen=True)
@@ -111,29 +106,10 @@ def _topics(path: Path, problems: list[Problem]) -> tuple[Topic, ...]:
 
 def parse_question(path: Path, display: str) -> tuple[FaqDocument | None, list[Problem]]:
     """Parse one FAQ file; bad content becomes problems with lines, never an exception."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, [Problem(display, 1, f"cannot read: {exc}")]
-    parts = split_front_matter(text)
-    if parts is None:
-        return None, [Problem(display, 1, "missing front matter: the file must start with '---' and close it with '---'")]
-    front, body, body_line = parts
-    try:
-        root = yaml.compose(front, Loader=_Loader)
-        data = yaml.load(front, Loader=_Loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        return None, [Problem(display, (mark.line + 2) if mark else 2, f"front matter is not valid YAML: {getattr(exc, 'problem', exc)}")]
-    if not isinstance(data, dict):
-        return None, [Problem(display, 2, "front matter must be a mapping")]
-    try:
-        question = FaqQuestion.model_validate(data)
-    except ValidationError as exc:
-        return None, [
-            Problem(display, (_node_line(root, tuple(e["loc"])) or 0) + 2, f"{'.'.join(map(str, e['loc'])) or '(front matter)'}: {e['msg']}")
-            for e in exc.errors()
-        ]
+    parsed, problems = parse_validated(path, FaqQuestion, display)
+    if parsed is None:
+        return None, problems
+    question, body, body_line = parsed
     problems = []
     if not body.strip():
         problems.append(Problem(display, body_line, "the English answer (the body) is empty"))

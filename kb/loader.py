@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from kb.problems import Problem
 from kb.schema import SECTIONS, Document, Entry, Snippet
@@ -74,17 +74,23 @@ def _snippets(body: str, body_line: int) -> list[Snippet]:
     return found
 
 
-def parse_entry(path: Path, text: str | None = None, display: str | None = None) -> tuple[Document | None, list[Problem]]:
-    """Parse one entry file. Never raises for bad content: returns the problems instead."""
-    shown = display or str(path)
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse_validated(path: Path, model: type[M], display: str, text: str | None = None) -> tuple[tuple[M, str, int] | None, list[Problem]]:
+    """Read front matter + body and validate the front matter as `model`.
+
+    Returns ((validated front matter, body, line where the body starts), problems). Never raises
+    for bad content: every problem comes back with its line (entries and FAQ files share this).
+    """
     if text is None:
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            return None, [Problem(shown, 1, f"cannot read: {exc}")]
+            return None, [Problem(display, 1, f"cannot read: {exc}")]
     parts = split_front_matter(text)
     if parts is None:
-        return None, [Problem(shown, 1, "missing front matter: the file must start with '---' and close it with '---'")]
+        return None, [Problem(display, 1, "missing front matter: the file must start with '---' and close it with '---'")]
     front, body, body_line = parts
     try:
         root = yaml.compose(front, Loader=_Loader)
@@ -92,26 +98,28 @@ def parse_entry(path: Path, text: str | None = None, display: str | None = None)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = (mark.line + 2) if mark is not None else 2
-        return None, [Problem(shown, line, f"front matter is not valid YAML: {getattr(exc, 'problem', exc)}")]
+        return None, [Problem(display, line, f"front matter is not valid YAML: {getattr(exc, 'problem', exc)}")]
     if not isinstance(data, dict):
-        return None, [Problem(shown, 2, "front matter must be a mapping")]
-    problems: list[Problem] = []
+        return None, [Problem(display, 2, "front matter must be a mapping")]
     try:
-        entry = Entry.model_validate(data)
+        validated = model.model_validate(data)
     except ValidationError as exc:
-        for err in exc.errors():
-            line0 = _node_line(root, tuple(err["loc"]))
-            where = ".".join(str(p) for p in err["loc"]) or "(front matter)"
-            problems.append(Problem(shown, (line0 or 0) + 2, f"{where}: {err['msg']}"))
+        return None, [
+            Problem(display, (_node_line(root, tuple(err["loc"])) or 0) + 2,
+                    f"{'.'.join(str(p) for p in err['loc']) or '(front matter)'}: {err['msg']}")
+            for err in exc.errors()
+        ]
+    return (validated, body, body_line), []
+
+
+def parse_entry(path: Path, text: str | None = None, display: str | None = None) -> tuple[Document | None, list[Problem]]:
+    """Parse one entry file. Never raises for bad content: returns the problems instead."""
+    shown = display or str(path)
+    parsed, problems = parse_validated(path, Entry, shown, text)
+    if parsed is None:
         return None, problems
-    sections = _sections(body)
-    doc = Document(
-        entry=entry,
-        path=shown,
-        body=body,
-        sections=sections,
-        snippets=tuple(_snippets(body, body_line)),
-    )
+    entry, body, body_line = parsed
+    doc = Document(entry=entry, path=shown, body=body, sections=_sections(body), snippets=tuple(_snippets(body, body_line)))
     return doc, problems
 
 

@@ -38,3 +38,16 @@ def run_snippet(code: str, cwd: Path) -> Outcome:
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     proc = subprocess.run([sys.executable, str(script)], cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT, env=env)
     return Outcome(proc.returncode, proc.stdout + proc.stderr, cwd)
+
+
+def run_or_skip(code: str, cwd: Path) -> Outcome:
+    """Run a snippet; skip the calling test when a module it imports is missing or it exits 77."""
+    import pytest
+
+    missing = missing_modules(code)
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)}")
+    outcome = run_snippet(code, cwd)
+    if outcome.returncode == SKIP_CODE:
+        pytest.skip("snippet says its hardware or package is absent (exit 77)")
+    return outcome

@@ -6,7 +6,7 @@ import pytest
 
 from diagnoser import diagnose
 from kb import load
-from tests.snippets import SKIP_CODE, missing_modules, run_snippet
+from tests.snippets import run_or_skip
 
 _DB = load(strict=False)
 CASES = [
@@ -18,12 +18,7 @@ CASES = [
 
 @pytest.mark.parametrize(("doc", "snip"), CASES)
 def test_snippet(doc, snip, tmp_path):
-    missing = missing_modules(snip.code)
-    if missing:
-        pytest.skip(f"needs {', '.join(missing)}")
-    outcome = run_snippet(snip.code, tmp_path)
-    if outcome.returncode == SKIP_CODE:
-        pytest.skip("snippet says its hardware or package is absent (exit 77)")
+    outcome = run_or_skip(snip.code, tmp_path)
     if snip.role == "reproduce":
         assert outcome.returncode != 0, f"reproduction succeeded instead of failing:\n{outcome.output[-2000:]}"
         model = tmp_path / "model.onnx"

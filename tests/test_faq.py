@@ -17,7 +17,7 @@ from kb.lint import check_faq, lint
 from kb.loader import _snippets
 from kb.paths import entries_dir
 from kb.schema import FAQ_TOPICS
-from tests.snippets import SKIP_CODE, missing_modules, run_snippet
+from tests.snippets import run_or_skip
 
 REAL = entries_dir()
 FAQ = load_faq(REAL, strict=False)
@@ -76,12 +76,7 @@ def test_corrected_article_answers_name_no_invented_api():
 
 @pytest.mark.parametrize(("doc", "snip"), CASES)
 def test_faq_snippet_runs(doc, snip, tmp_path):
-    missing = missing_modules(snip.code)
-    if missing:
-        pytest.skip(f"needs {', '.join(missing)}")
-    outcome = run_snippet(snip.code, tmp_path)
-    if outcome.returncode == SKIP_CODE:
-        pytest.skip("snippet says its hardware or package is absent (exit 77)")
+    outcome = run_or_skip(snip.code, tmp_path)
     assert outcome.returncode == 0, f"{doc.path}:{snip.line} failed:\n{outcome.output[-3000:]}"
 
 
