@@ -16,6 +16,9 @@ CONTEXT_LINES = 2
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][AB012]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _QUOTE_PREFIX = re.compile(r"^[ \t]*(?:>[ \t]?)+", re.M)
+# `docker compose logs` prefixes every line with "service_1  | "; rich tracebacks draw boxes.
+_COMPOSE_PREFIX = re.compile(r"^[\w.-]{1,60}[ \t]+\|[ \t]?", re.M)
+_BOX = re.compile(r"[\u2500-\u257f]+")
 _SPACES = re.compile(r"[ \t\u00a0\u3000]+")
 _TRANSLATE = str.maketrans({
     "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00b4": "'", "\u2032": "'",
@@ -31,7 +34,7 @@ _LINE_START = re.compile(
     r"^(?:Traceback|File |During handling|The above exception|\d{4}-\d\d-\d\d|\[|[A-Z]\w{0,60}(?:Error|Exception|Warning)\b|"
     r"at |\w{0,40}\.(?:py|cc|cpp|h)[:(]|[-*>#]|\d+[.)] )"
 )
-WRAP_MIN = 50  # a shorter line is a line, not a wrapped one
+WRAP_MIN = 30  # a shorter line is a line, not a wrapped one (rich wraps tracebacks at ~50 columns)
 # Lines worth keeping from a huge log: errors, exceptions, failures, status codes.
 _DECISIVE = re.compile(
     r"error|exception|fail|fatal|not_implemented|not implemented|invalid|unsupported|"
@@ -141,6 +144,9 @@ def normalise(text: str) -> str:
     text = _CONTROL.sub(" ", text)
     text = text.translate(_TRANSLATE)
     text = _QUOTE_PREFIX.sub("", text)
+    if " |" in text:
+        text = _COMPOSE_PREFIX.sub("", text)
+    text = _BOX.sub(" ", text)
     text = _SPACES.sub(" ", text)
     lines = [ln.strip()[:MAX_LINE] for ln in text.split("\n")]
     return "\n".join(ln for ln in lines if ln)

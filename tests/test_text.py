@@ -52,8 +52,12 @@ def test_wrap_inside_a_word_is_rejoined_without_space():
 
 
 def test_new_records_are_not_joined():
-    text = normalise("x" * 80 + "\nTraceback (most recent call last):\n" + "y" * 80 + "\n2024-01-01 10:00:00 next")
-    assert unwrapped_views(text) == []
+    text = normalise("x" * 80 + "\nTraceback (most recent call last):\n  File \"run.py\", line 3, in <module>\n" + "y" * 80 + "\n2024-01-01 10:00:00 next")
+    for view, _ in unwrapped_views(text):
+        lines = view.split("\n")
+        assert any(ln.startswith("Traceback") for ln in lines)
+        assert any(ln.startswith("File ") for ln in lines)
+        assert lines[-1].startswith("2024-01-01")
 
 
 def test_huge_log_keeps_the_error_and_stays_bounded():
@@ -80,3 +84,8 @@ def test_utf16_and_invalid_utf8():
 def test_escaped_windows_path_is_unescaped_not_split():
     text = normalise('msg: "C:\\\\new\\\\nvidia\\\\x.dll failed\\r\\n"')
     assert "C:\\new\\nvidia\\x.dll failed" in text
+
+
+def test_docker_compose_prefixes_and_rich_boxes_are_removed():
+    text = normalise("immich_ml  | RuntimeException: [ONNXRuntimeError] : 6 :\nimmich_ml  | │ RUNTIME_EXCEPTION : x │")
+    assert text == "RuntimeException: [ONNXRuntimeError] : 6 :\nRUNTIME_EXCEPTION : x"
