@@ -17,8 +17,8 @@ from typing import Any
 
 from diagnoser.text import normalise
 
-CACHE_VERSION = 1
-FUZZY_CHARS = 600
+CACHE_VERSION = 2  # bump when the cached record format or example keys change
+FUZZY_CHARS = 300
 
 
 @dataclass(frozen=True)
@@ -106,6 +106,31 @@ class Index:
     entries: tuple[CompiledEntry, ...]
 
     @cached_property
+    def literals(self) -> tuple[tuple[str, bool], ...]:
+        """Distinct (literal, folded) pairs the signatures require (see required_literal)."""
+        return tuple(sorted({(s.literal, s.folded) for ce in self.entries for s in ce.signatures if s.literal}))
+
+    @cached_property
+    def _by_literal(self) -> tuple[dict[tuple[str, bool], frozenset[int]], frozenset[int]]:
+        by: dict[tuple[str, bool], set[int]] = {}
+        always: set[int] = set()
+        for i, ce in enumerate(self.entries):
+            for s in ce.signatures:
+                if s.literal:
+                    by.setdefault((s.literal, s.folded), set()).add(i)
+                else:
+                    always.add(i)
+        return {k: frozenset(v) for k, v in by.items()}, frozenset(always)
+
+    def searchable(self, present: set[tuple[str, bool]]) -> set[int]:
+        """Positions of the entries one of whose signatures can match, given the literals present."""
+        by, always = self._by_literal
+        out = set(always)
+        for key in present:
+            out |= by.get(key, frozenset())
+        return out
+
+    @cached_property
     def flat_examples(self) -> tuple[list[str], list[int]]:
         """Every example key (token-sorted for fuzz.ratio) with the position of its entry."""
         keys, owners = [], []
@@ -171,7 +196,7 @@ def _cache_dir() -> Path | None:
 
 
 def _fingerprint(root: Path) -> str:
-    h = hashlib.sha1(f"{CACHE_VERSION}:{root.resolve()}".encode())
+    h = hashlib.sha1(f"{CACHE_VERSION}:{FUZZY_CHARS}:{root.resolve()}".encode())
     with os.scandir(root) as it:
         for e in sorted(it, key=lambda e: e.name):
             if e.is_file() and (e.name.endswith(".md") or e.name.endswith(".yaml")):

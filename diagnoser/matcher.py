@@ -12,13 +12,14 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+import numpy as np
 from rapidfuzz import fuzz, process
 
 from diagnoser.index import CompiledEntry, CompiledSignature, Index, sort_tokens
 from diagnoser.report import Evidence, Finding
 from diagnoser.text import _DECISIVE, unwrapped_views
 
-_FUZZY_CHARS = 600
+_FUZZY_CHARS = 300
 
 
 @dataclass
@@ -59,17 +60,17 @@ class _Text:
 
     text: str
     views: list[tuple[str, list[int]]]
+    literals: tuple[tuple[str, bool], ...]  # every distinct required literal of the index
 
     def __post_init__(self) -> None:
-        self.lower = self.text.lower()
-        self.views_lower = [v.lower() for v, _ in self.views]
+        # One pass of C substring searches over all distinct literals, then a set lookup per
+        # signature: far cheaper than a Python call per signature per text.
+        plain = "\n".join([self.text, *(v for v, _ in self.views)])
+        folded = plain.lower()
+        self.present = {(lit, f) for lit, f in self.literals if lit in (folded if f else plain)}
 
     def may_contain(self, sig: CompiledSignature) -> bool:
-        if not sig.literal:
-            return True
-        if sig.folded:
-            return sig.literal in self.lower or any(sig.literal in v for v in self.views_lower)
-        return sig.literal in self.text or any(sig.literal in v for v, _ in self.views)
+        return not sig.literal or (sig.literal, sig.folded) in self.present
 
 
 def _search(sig: CompiledSignature, t: _Text) -> tuple[re.Match[str] | None, int]:
@@ -84,6 +85,9 @@ def _search(sig: CompiledSignature, t: _Text) -> tuple[re.Match[str] | None, int
         if m:
             return m, starts[view.count("\n", 0, m.start())]
     return None, -1
+
+
+_NO_HIT: tuple[float, dict[str, str], None, list[Evidence]] = (0.0, {}, None, [])
 
 
 def _signature_hits(ce: CompiledEntry, t: _Text) -> tuple[float, dict[str, str], int | None, list[Evidence]]:
@@ -104,17 +108,24 @@ def _signature_hits(ce: CompiledEntry, t: _Text) -> tuple[float, dict[str, str],
     return best, facts, line, evidence
 
 
-def _example_similarity(index: Index, decisive: str) -> dict[int, float]:
-    """Best similarity of the decisive text to each entry's examples (token-sorted ratio)."""
+def _example_similarity(index: Index, decisive: str, only: set[int] | None = None) -> dict[int, float]:
+    """Best similarity of the decisive text to each entry's examples (token-sorted ratio);
+    with `only`, to those entries' examples alone."""
     if not decisive:
         return {}
     keys, owners = index.flat_examples
+    if only is not None:
+        picked = [p for p, o in enumerate(owners) if o in only]
+        keys, owners = [keys[p] for p in picked], [owners[p] for p in picked]
+        if not keys:
+            return {}
+    sims = process.cdist([sort_tokens(decisive)], keys, scorer=fuzz.ratio, score_cutoff=60, dtype=np.uint8)[0]
     best: dict[int, float] = {}
-    for _, sim, pos in process.extract(sort_tokens(decisive), keys, scorer=fuzz.ratio, limit=None, score_cutoff=55):
-        owner = owners[pos]
+    for pos in np.flatnonzero(sims):
+        owner, sim = owners[pos], sims[pos] / 100.0
         if sim > best.get(owner, 0.0):
             best[owner] = sim
-    return {k: v / 100.0 for k, v in best.items()}
+    return best
 
 
 def score(
@@ -124,19 +135,30 @@ def score(
     findings: tuple[Finding, ...] = (),
 ) -> list[Candidate]:
     """Every entry with any support, most likely first, with calibrated-ish confidence."""
-    t = _Text(text, unwrapped_views(text))
-    hits = [(ce, _signature_hits(ce, t)) for ce in index.entries]
-    hit_lines = {h[2] for _, h in hits if h[2] is not None}
+    t = _Text(text, unwrapped_views(text), index.literals)
+    entries = index.entries
+    hits = {i: h for i in index.searchable(t.present) if (h := _signature_hits(entries[i], t))[0] > 0}
+    hit_lines = {h[2] for h in hits.values() if h[2] is not None}
     decisive = decisive_text(text, hit_lines) if text else ""
-    similarity = _example_similarity(index, decisive)
+    # Example similarity is the fallback for wordings no signature knows: scan every example only
+    # when no signature speaks with some confidence, else just the matched entries' examples.
+    strong = any(h[0] >= 0.5 for h in hits.values())
+    similarity = _example_similarity(index, decisive, set(hits) if strong else None)
     given = set(providers)
     found_codes = {f.code: f for f in findings}
+    # Only entries something supports are scored: a signature, a similar example, the providers
+    # asked for, or a confirming finding. Most entries, most of the time, are none of these.
+    relevant = set(hits) | {i for i, s in similarity.items() if s >= 0.6}
+    if given:
+        relevant |= {i for i, ce in enumerate(entries) if ce.entry.provider_sets}
+    if found_codes:
+        relevant |= {i for i, ce in enumerate(entries) if not found_codes.keys().isdisjoint(ce.entry.findings.confirm)}
     out: list[Candidate] = []
-    for pos, (ce, (sig, facts, line, evidence)) in enumerate(hits):
+    for pos in sorted(relevant):
+        ce = entries[pos]
+        sig, facts, line, evidence = hits.get(pos, _NO_HIT)
         e = ce.entry
         sim = similarity.get(pos, 0.0)
-        if sig == 0 and sim < 0.6 and not (given and e.provider_sets) and not (found_codes and not found_codes.keys().isdisjoint(e.findings.confirm)):
-            continue  # nothing supports this entry: skip the arithmetic (most entries, most of the time)
         cand = Candidate(compiled=ce, facts=dict(facts), line=line, evidence=list(evidence))
         if sig > 0:
             logit = _logit(sig) + max(-0.5, min(0.6, 2.0 * (sim - 0.7)))
