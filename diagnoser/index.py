@@ -17,7 +17,7 @@ from typing import Any
 
 from diagnoser.text import normalise
 
-CACHE_VERSION = 2  # bump when the cached record format or example keys change
+CACHE_VERSION = 3  # bump when the cached record format or example keys change
 FUZZY_CHARS = 300
 
 
@@ -52,12 +52,17 @@ class SlimEntry:
 
 @dataclass(frozen=True)
 class CompiledSignature:
-    regex: re.Pattern[str]
+    source: str  # the pattern
+    ignore_case: bool
     weight: float
-    source: str
     note: str | None
     literal: str  # a substring every match contains ("" if none): a cheap test before the regex
     folded: bool  # literal is lower-case, to be looked up in lower-cased text
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        """Compiled on first use: most signatures are never searched in a given run."""
+        return re.compile(self.source, re.I if self.ignore_case else 0)
 
 
 def required_literal(pattern: str, ignore_case: bool = False) -> tuple[str, bool]:
@@ -96,7 +101,7 @@ def required_literal(pattern: str, ignore_case: bool = False) -> tuple[str, bool
 class CompiledEntry:
     entry: SlimEntry
     signatures: tuple[CompiledSignature, ...]
-    context: tuple[tuple[re.Pattern[str], float, str], ...]
+    context: tuple[tuple[str, float], ...]  # (pattern, weight), searched case-insensitively
     examples: tuple[str, ...]  # fuzzy keys of the tuning examples (holdout excluded)
     index: int = -1  # position in Index.entries
 
@@ -159,7 +164,7 @@ def _slim(entry: Any) -> dict[str, Any]:
         "provider_sets": [list(s) for s in entry.provider_sets],
         "confirm": list(entry.findings.confirm), "refute": list(entry.findings.refute),
         "fixes": [[f.summary, f.summary_zh] for f in entry.fixes], "distinguish": entry.distinguish,
-        "signatures": [[s.pattern, s.weight, s.ignore_case, s.note] for s in entry.signatures],
+        "signatures": [[s.pattern, s.weight, s.ignore_case, s.note, *required_literal(s.pattern, s.ignore_case)] for s in entry.signatures],
         "context": [[c.pattern, c.weight] for c in entry.context],
         "examples": [[example_key(e.text), e.holdout] for e in entry.examples],
     }
@@ -174,10 +179,9 @@ def _compile(rec: dict[str, Any], include_holdout: bool) -> CompiledEntry:
         fixes=tuple(FixText(en, zh) for en, zh in rec["fixes"]), distinguish=rec["distinguish"],
     )
     sigs = tuple(
-        CompiledSignature(re.compile(p, re.I if ic else 0), w, p, note, *required_literal(p, ic))
-        for p, w, ic, note in rec["signatures"]
+        CompiledSignature(p, ic, w, note, lit, folded) for p, w, ic, note, lit, folded in rec["signatures"]
     )
-    ctx = tuple((re.compile(p, re.I), w, p) for p, w in rec["context"])
+    ctx = tuple((p, w) for p, w in rec["context"])
     examples = tuple(key for key, holdout in rec["examples"] if include_holdout or not holdout)
     return CompiledEntry(entry=slim, signatures=sigs, context=ctx, examples=examples)
 

@@ -12,7 +12,6 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-import numpy as np
 from rapidfuzz import fuzz, process
 
 from diagnoser.index import CompiledEntry, CompiledSignature, Index, sort_tokens
@@ -119,12 +118,12 @@ def _example_similarity(index: Index, decisive: str, only: set[int] | None = Non
         keys, owners = [keys[p] for p in picked], [owners[p] for p in picked]
         if not keys:
             return {}
-    sims = process.cdist([sort_tokens(decisive)], keys, scorer=fuzz.ratio, score_cutoff=60, dtype=np.uint8)[0]
     best: dict[int, float] = {}
-    for pos in np.flatnonzero(sims):
-        owner, sim = owners[pos], sims[pos] / 100.0
-        if sim > best.get(owner, 0.0):
-            best[owner] = sim
+    # process.extract, not cdist: cdist would import numpy, a third of a cold start
+    for _, sim, pos in process.extract(sort_tokens(decisive), keys, scorer=fuzz.ratio, limit=None, score_cutoff=60):
+        owner = owners[pos]
+        if sim / 100.0 > best.get(owner, 0.0):
+            best[owner] = sim / 100.0
     return best
 
 
@@ -168,8 +167,8 @@ def score(
         if sim >= 0.6:
             cand.evidence.append(Evidence("example", f"text resembles a known example ({sim:.0%} similar)", round(sim, 2)))
         if text and sig > 0:  # context moves entries a signature supports; it never makes one alone
-            for regex, weight, pattern in ce.context:
-                if regex.search(text):
+            for pattern, weight in ce.context:
+                if re.search(pattern, text, re.I):  # re's own cache compiles each pattern once
                     logit += 2.0 * weight
                     cand.evidence.append(Evidence("context", f"context /{pattern}/ present", weight))
         for pset in e.provider_sets:
