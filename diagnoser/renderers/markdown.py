@@ -32,7 +32,7 @@ def render(report: Report, lang: str = "en") -> str:
         lines += [f"- {c.id}: {c.title_zh if lang == 'zh' else c.title} ({c.confidence:.0%})" for c in report.candidates]
         lines.append("")
     if report.findings:
-        lines += ["### Model findings", ""]
+        lines += ["### Findings (model and environment probes)", ""]
         lines += [f"- `{f.code}` ({f.severity}): {f.message}" for f in report.findings]
         lines.append("")
     if report.notes:

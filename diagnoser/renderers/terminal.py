@@ -57,7 +57,7 @@ def render(report: Report, color: bool = False, lang: str = "en", width: int = 1
             lines.append(f"  - {c.id}  {c.title_zh if lang == 'zh' else c.title}  ({c.confidence:.0%})")
         lines.append("")
     if report.findings:
-        lines.append(paint("Model findings:", "bold"))
+        lines.append(paint("Findings (model and environment probes):", "bold"))
         for f in report.findings:
             sev = {"error": "red", "warning": "yellow"}.get(f.severity, "dim")
             lines += _wrap(f"{f.code} ({f.severity}): {f.message}", "  " + paint("*", sev) + " ", width, hang="    ")
