@@ -67,24 +67,27 @@ def run(ctx: Any) -> list[Finding]:
 
 
 def _kernel_findings(node: Any, op: str, since: int | None, bound: dict, details: dict) -> list[Finding]:
+    """Judge the node with the same rule the cpu_kernels probe uses (kernels.cpu_verdict), so the
+    two never disagree in one report; this probe adds the node's own words to the finding."""
     from diagnoser import kernels
 
     types = {p: f"tensor({b[0][1]})" for p, b in bound.items() if b and b[0][1]}
     if since is None or not types or len(types) < len(bound):
         return []
     domain = node.domain if node.domain not in ("", "ai.onnx") else ""
+    verdict = kernels.cpu_verdict(domain, node.op_type, since, {p: tuple(d for _, d, _ in b) for p, b in bound.items()})
+    if verdict == "unknown":
+        return []
     version = kernels.ort_version()
     shown = ", ".join(f"{p}={t[7:-1]}" for p, t in types.items())
-    if kernels.kernel_for("CPUExecutionProvider", domain, node.op_type, since, types):
+    if verdict == "ok":
         return [Finding("node.kernel-available", "info",
                         f"onnxruntime {version} has a CPU kernel for {op} with {shown}: the failing run used another provider, another onnxruntime version or another model",
                         NAME, node=node.name, details={**details, "onnxruntime": version})]
-    if all(t == "tensor(float16)" for t in types.values()):
-        as_float = {p: "tensor(float)" for p in types}
-        if kernels.kernel_for("CPUExecutionProvider", domain, node.op_type, since, as_float):
-            return [Finding("node.kernel-available", "info",
-                            f"onnxruntime {version} has no float16 CPU kernel for {op} but inserts Cast nodes to float itself, so this node loads on CPU",
-                            NAME, node=node.name, details={**details, "onnxruntime": version, "via_cast": True})]
+    if verdict == "cast":
+        return [Finding("node.kernel-available", "info",
+                        f"onnxruntime {version} has no float16 CPU kernel for {op} but inserts Cast nodes to float itself, so this node loads on CPU",
+                        NAME, node=node.name, details={**details, "onnxruntime": version, "via_cast": True})]
     supported = sorted({t[7:-1] for kd in kernels.registry().get((domain, node.op_type), ())
                         if kd.provider == "CPUExecutionProvider" and kernels.covers(kd, since)
                         for ts in kd.types.values() for t in ts})
