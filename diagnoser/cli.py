@@ -8,13 +8,14 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024
 
 
-def _fail(message: str, code: int = 2) -> "NoReturn":  # type: ignore[name-defined]  # noqa: F821
+def _fail(message: str, code: int = 2) -> NoReturn:
     click.echo(f"diagnose: error: {message}", err=True)
     sys.exit(code)
 

@@ -88,10 +88,6 @@ class GraphInfo:
             return self.proto
 
     @cached_property
-    def nodes(self) -> list[Any]:
-        return list(walk_nodes(self.proto.graph))
-
-    @cached_property
     def dtypes(self) -> dict[str, str | None]:
         """name -> dtype of every typed value of the main graph (cheap: no origins)."""
         import onnx

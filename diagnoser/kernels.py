@@ -59,10 +59,6 @@ def kernel_for(provider: str, domain: str, op: str, version: int, bound: dict[st
     return None
 
 
-def op_known(provider: str, domain: str, op: str) -> bool:
-    return any(kd.provider == provider for kd in registry().get((domain, op), ()))
-
-
 def _types(bound: dict[str, tuple[str | None, ...]]) -> dict[str, str] | None:
     """One tensor type per parameter, or None when a dtype is unknown or a parameter is mixed."""
     out = {}
@@ -109,11 +105,6 @@ def cpu_verdict(domain: str, op: str, since: int | None, bound: dict[str, tuple[
     if has_function:
         return "function"
     return "missing-types"
-
-
-def max_registered_opset() -> int:
-    """The newest ai.onnx op version the installed runtime has a kernel for (a floor for its opset)."""
-    return max((kd.start for (domain, _), kds in registry().items() if domain == "" for kd in kds), default=0)
 
 
 def _function_body(schema: Any, node: Any, opset: int, input_dtypes: list[str | None]) -> Any | None:

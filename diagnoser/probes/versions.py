@@ -6,7 +6,6 @@ asked directly (in a subprocess, with a tiny model) rather than guessed.
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from functools import lru_cache
