@@ -1,18 +1,38 @@
 """Curated tables shipped in diagnoser/data (version matrix, provider support), read once."""
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from diagnoser import diskcache
+
 
 @lru_cache(maxsize=None)
 def table(name: str) -> dict[str, Any]:
-    """Load diagnoser/data/<name>.yaml; packaged with the wheel, so read through importlib.resources."""
+    """Load diagnoser/data/<name>.yaml; packaged with the wheel, so read through importlib.resources.
+
+    The parsed table is cached as JSON (diagnoser.diskcache, keyed by the file's path, size and
+    mtime), so a probe run does not import yaml once the cache is warm.
+    """
+    resource = resources.files("diagnoser").joinpath("data", f"{name}.yaml")
+    key = None
+    try:
+        st = os.stat(os.fspath(resource))  # a real file in every install we ship; zipimport has none
+        key = f"{name}:{os.fspath(resource)}:{st.st_size}:{st.st_mtime_ns}"
+    except (OSError, TypeError):
+        pass
+    if key is not None:
+        cached = diskcache.load("table", key)
+        if cached is not None:
+            return cached
     import yaml
 
-    text = resources.files("diagnoser").joinpath("data", f"{name}.yaml").read_text(encoding="utf-8")
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml when present
+    value = yaml.load(resource.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml when present
+    if key is not None:
+        diskcache.store("table", key, value)
+    return value
 
 
 def parse_version(text: str) -> tuple[int, ...]:

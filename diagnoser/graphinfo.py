@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Iterator
 
 
 @dataclass(frozen=True)
@@ -14,6 +14,7 @@ class ValueInfo:
 
 
 _NAMES: dict[int, str | None] = {}
+_ALL_NAMED: list[bool] = []  # non-empty once _NAMES holds every elem_type onnx defines
 
 
 def dtype_name(elem_type: int) -> str | None:
@@ -27,6 +28,17 @@ def dtype_name(elem_type: int) -> str | None:
         name = None
     _NAMES[elem_type] = name
     return name
+
+
+def _dtype_names() -> dict[int, str | None]:
+    """Every elem_type onnx knows -> its name; 0 (undefined) and unknown values map to None."""
+    import onnx
+
+    if not _ALL_NAMED:
+        for value in onnx.TensorProto.DataType.values():
+            dtype_name(value)
+        _ALL_NAMED.append(True)
+    return _NAMES
 
 
 _SUBGRAPH_OPS = frozenset({"If", "Loop", "Scan", "SequenceMap"})
@@ -52,9 +64,10 @@ def walk_nodes(graph: Any) -> Iterator[Any]:
 class GraphInfo:
     """Lazy views of a ModelProto for probes; shape inference runs once, on demand."""
 
-    def __init__(self, proto: Any):
+    def __init__(self, proto: Any, raw: bytes | None = None):
         self.proto = proto
-        self.untyped_outputs: list[str] = []  # filled by typed_nodes
+        self.raw = raw  # proto serialised (the file's bytes), when the loader kept them
+        self.untyped_outputs: list[str] = []  # filled by op_groups
         self.output_count = 0
 
     @cached_property
@@ -71,7 +84,7 @@ class GraphInfo:
         import onnx
 
         try:
-            return onnx.shape_inference.infer_shapes(self.proto, check_type=True, strict_mode=True, data_prop=False), None
+            return onnx.shape_inference.infer_shapes(self.raw or self.proto, check_type=True, strict_mode=True, data_prop=False), None
         except Exception as exc:
             return None, str(exc).strip() or type(exc).__name__
 
@@ -83,7 +96,7 @@ class GraphInfo:
         if "strict" in self.__dict__ and self.strict[0] is not None:
             return self.strict[0]
         try:
-            return onnx.shape_inference.infer_shapes(self.proto, check_type=False, strict_mode=False)
+            return onnx.shape_inference.infer_shapes(self.raw or self.proto, check_type=False, strict_mode=False)
         except Exception:  # inference is best effort: a model it rejects still has inputs and initializers
             return self.proto
 
@@ -92,17 +105,20 @@ class GraphInfo:
         """name -> dtype of every typed value of the main graph (cheap: no origins)."""
         import onnx
 
-        graph = self.inferred.graph
+        inferred = self.inferred
+        graph = inferred.graph
         out = {vi.name: vi.type.tensor_type.elem_type for vi in graph.value_info}
         out.update((vi.name, vi.type.tensor_type.elem_type) for vi in graph.output)
         out.update((vi.name, vi.type.tensor_type.elem_type) for vi in graph.input)
-        for node in graph.node:
-            if node.op_type == "Constant" and node.output:
-                for attr in node.attribute:
-                    if attr.type == onnx.AttributeProto.TENSOR:
-                        out[node.output[0]] = attr.t.data_type
+        if inferred is self.proto:  # inference failed: Constant values still say their dtype
+            for node in graph.node:
+                if node.op_type == "Constant" and node.output:
+                    for attr in node.attribute:
+                        if attr.type == onnx.AttributeProto.TENSOR:
+                            out[node.output[0]] = attr.t.data_type
         out.update((t.name, t.data_type) for t in graph.initializer)
-        return {k: dtype_name(v) for k, v in out.items()}
+        names = _dtype_names()
+        return {k: names.get(v) for k, v in out.items()}
 
     @cached_property
     def values(self) -> dict[str, ValueInfo]:
@@ -161,21 +177,19 @@ class GraphInfo:
             return None
 
 
-class TypedNode(NamedTuple):
-    """A node with its schema and the dtype reaching each type parameter (None when unknown).
+@dataclass(eq=False)
+class OpGroup:
+    """The nodes of one op whose inputs and outputs carry the same dtypes: what a kernel lookup
+    or a dtype check needs to judge once. A 50,000-node model has a few dozen groups."""
 
-    A NamedTuple, not a frozen dataclass: 50,000 of them are made per large model.
-    """
-
-    node: Any
-    domain: str  # "" for ai.onnx
-    since: int | None
-    schema: Any | None
     op: str
-    key: tuple  # (op, domain, input dtypes, output dtypes): one shared object per distinct signature
-    sig: tuple[tuple[str, str | None], ...]  # (type param, dtype) per input then output, in order
+    domain: str  # "" for ai.onnx
+    since: int | None  # the schema's since_version, as the runtime prints it in `Add(14)`
+    schema: Any | None
+    sig: tuple[tuple[str, str | None], ...]  # (type param, dtype) per present input then output
+    nodes: list[Any]  # in graph order: the main graph first, then subgraphs level by level
 
-    @property
+    @cached_property
     def bound(self) -> dict[str, tuple[str | None, ...]]:
         return group(self.sig)
 
@@ -194,67 +208,74 @@ def _params(formals: Any) -> tuple[tuple[str, ...], str | None]:
     return tuple(f.type_str for f in fs), (fs[-1].type_str if fs and int(fs[-1].option) == 2 else None)
 
 
-def typed_nodes(g: GraphInfo) -> list[TypedNode]:
-    """Every node of the main graph, then of its subgraphs, bound to its schema's type parameters.
+_ABSENT = ""  # the dtype of an omitted optional input or output (name ""), unlike None (unknown)
 
-    Schemas and their formals are looked up once per (op, domain), and identical signatures
-    share one key object (`TypedNode.key`), so later passes judge each distinct signature once:
-    a 50,000-node model has few, and crossing into protobuf per node is what makes a walk slow.
-    Also records the main-graph outputs inference left untyped (g.untyped_outputs).
+
+def op_groups(g: GraphInfo) -> list[OpGroup]:
+    """Every node of the main graph, then of its subgraphs, grouped by (op, domain, input dtypes,
+    output dtypes) and bound to its schema's type parameters once per group.
+
+    This is the one pass over all nodes: reading fields of protobuf nodes from Python is what
+    makes a walk slow, so the loop does nothing else. Also records the main-graph outputs
+    inference left untyped (g.untyped_outputs).
     """
     import onnx
 
-    cache: dict[tuple[str, str], tuple[Any, int | None, Any, Any]] = {}
-    uniq: dict[tuple, tuple] = {}
-    get = g.dtypes.get
-    out: list[TypedNode] = []
+    specs: dict[tuple[str, str], tuple[Any, int | None, Any, Any]] = {}
+    groups: dict[tuple, OpGroup] = {}
+    lookup = dict(g.dtypes)
+    lookup[""] = _ABSENT
+    get = lookup.get
     nested: list[Any] = []
     untyped: list[str] = []
     outputs = 0
-    main = list(g.proto.graph.node)
-    todo = main
+    todo = g.proto.graph.node
     depth = 0
     while todo:
         for node in todo:
             op = node.op_type
             domain = node.domain
-            if domain == "ai.onnx":
-                domain = ""
-            if op in _SUBGRAPH_OPS or domain:
+            if domain:
+                if domain == "ai.onnx":
+                    domain = ""
+                else:
+                    nested.append(node)  # custom ops may carry graph attributes too
+            elif op in _SUBGRAPH_OPS:
                 nested.append(node)
-            spec = cache.get((op, domain))
-            if spec is None:
-                opset = g.opsets.get(domain)
-                try:
-                    schema = onnx.defs.get_schema(op, opset, domain) if opset else None
-                except Exception:
-                    schema = None
-                spec = (schema, schema.since_version, _params(schema.inputs), _params(schema.outputs)) if schema is not None else (None, None, ((), None), ((), None))
-                cache[(op, domain)] = spec
-            schema, since, (ip, iv), (op_, ov) = spec
-            ins, outs = node.input, node.output
+            ins, outs = node.input[:], node.output[:]
             in_t, out_t = tuple(map(get, ins)), tuple(map(get, outs))
             if depth == 0:
                 outputs += len(out_t)
                 if None in out_t:
-                    untyped += [n for n, d in zip(outs, out_t) if n and d is None]
+                    untyped += [n for n, d in zip(outs, out_t) if d is None]
             k = (op, domain, in_t, out_t)
-            rec = uniq.get(k)
-            if rec is None:  # once per distinct signature
-                if schema is None:
-                    sig: tuple = ()
-                else:
-                    ni, no = len(ip), len(op_)
-                    lst = [((ip[i] if i < ni else iv), d) for i, (name, d) in enumerate(zip(ins, in_t)) if name and (i < ni or iv)]
-                    lst += [((op_[i] if i < no else ov), d) for i, (name, d) in enumerate(zip(outs, out_t)) if name and (i < no or ov)]
-                    sig = tuple(lst)
-                rec = uniq[k] = (k, sig)
-            out.append(TypedNode(node, domain, since, schema, op, rec[0], rec[1]))
+            grp = groups.get(k)
+            if grp is None:
+                spec = specs.get((op, domain))
+                if spec is None:
+                    opset = g.opsets.get(domain)
+                    try:
+                        schema = onnx.defs.get_schema(op, opset, domain) if opset else None
+                    except Exception:
+                        schema = None
+                    spec = specs[(op, domain)] = ((schema, schema.since_version, _params(schema.inputs), _params(schema.outputs))
+                                                  if schema is not None else (None, None, ((), None), ((), None)))
+                schema, since, ins_p, outs_p = spec
+                sig = _bind(in_t, *ins_p) + _bind(out_t, *outs_p) if schema is not None else ()
+                grp = groups[k] = OpGroup(op, domain, since, schema, sig, [])
+            grp.nodes.append(node)
         todo = [sub for parent in nested for sub in _subgraph_nodes(parent)]
         nested = []
         depth += 1
     g.untyped_outputs, g.output_count = untyped, outputs
-    return out
+    return list(groups.values())
+
+
+def _bind(dtypes: tuple[str | None, ...], params: tuple[str, ...], variadic: str | None) -> tuple[tuple[str, str | None], ...]:
+    """(type param, dtype) for each present value; values past the formals bind to the variadic one."""
+    n = len(params)
+    return tuple(((params[i] if i < n else variadic), d) for i, d in enumerate(dtypes)
+                 if d != _ABSENT and (i < n or variadic))
 
 
 def _subgraph_nodes(node: Any) -> list[Any]:

@@ -1,20 +1,18 @@
 """Entries compiled for matching, and a compact on-disk cache of them.
 
 Parsing Markdown/YAML and validating with pydantic costs more than a whole diagnosis, so the
-fields matching needs are cached as JSON (keyed by the entry files' names, sizes and mtimes) and
+fields matching needs are cached as JSON (keyed by the entry files' names, sizes and mtimes; diagnoser.diskcache) and
 a cold `diagnose "text"` never imports kb, yaml or pydantic.
 """
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
+from diagnoser import diskcache
 from diagnoser.text import normalise
 
 CACHE_VERSION = 3  # bump when the cached record format or example keys change
@@ -192,43 +190,16 @@ def build(db: Any, include_holdout: bool = False) -> Index:
     return Index(entries=tuple(_compile(r, include_holdout) for r in records))
 
 
-def _cache_dir() -> Path | None:
-    if os.environ.get("ONNX_KB_CACHE", "1") == "0":
-        return None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "onnx-troubleshooter"
-
-
-def _fingerprint(root: Path) -> str:
-    h = hashlib.sha1(f"{CACHE_VERSION}:{FUZZY_CHARS}:{root.resolve()}".encode())
-    with os.scandir(root) as it:
-        for e in sorted(it, key=lambda e: e.name):
-            if e.is_file() and (e.name.endswith(".md") or e.name.endswith(".yaml")):
-                st = e.stat()
-                h.update(f"{e.name}:{st.st_size}:{st.st_mtime_ns};".encode())
-    return h.hexdigest()[:16]
-
-
 def _records(root: Path) -> list[dict[str, Any]]:
-    cache = _cache_dir()
-    path = cache / f"index-{_fingerprint(root)}.json" if cache else None
-    if path is not None:
-        try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            pass
+    key = f"{CACHE_VERSION}:{FUZZY_CHARS}:{root.resolve()}|{diskcache.stat_key(root, ('.md', '.yaml'))}"
+    cached = diskcache.load("index", key)
+    if cached is not None:
+        return cached
     from kb import load  # the slow path: parse and validate every entry
 
     db = load(root, strict=False)
     records = [_slim(d.entry) for d in db.documents.values() if not d.entry.retired]
-    if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
-            os.replace(tmp, path)
-        except OSError:
-            pass  # a read-only home is fine: we just parse every time
+    diskcache.store("index", key, records)
     return records
 
 

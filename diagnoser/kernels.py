@@ -1,9 +1,15 @@
-"""Which kernels the installed onnxruntime registers, per provider, op, version and type."""
+"""Which kernels the installed onnxruntime registers, per provider, op, version and type.
+
+The registry comes from diagnoser.runtime (cached per installed runtime), so judging kernels
+does not import onnxruntime once the cache is warm.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+from diagnoser import runtime
 
 
 @dataclass(frozen=True)
@@ -18,21 +24,23 @@ class KernelDef:
 
 @lru_cache(maxsize=1)
 def registry() -> dict[tuple[str, str], tuple[KernelDef, ...]]:
-    from onnxruntime.capi import _pybind_state as C
-
+    """(domain, op) -> kernels; raises ImportError when onnxruntime cannot be imported."""
+    rt = runtime.snapshot()
+    if rt.error is not None:
+        raise ImportError(rt.error)
     table: dict[tuple[str, str], list[KernelDef]] = {}
-    for k in C.get_all_opkernel_def():
-        domain = "" if k.domain in ("", "ai.onnx") else k.domain
-        kd = KernelDef(k.provider, domain, k.op_name, k.version_range[0], k.version_range[1],
-                       {t: tuple(v) for t, v in k.type_constraints.items()})
-        table.setdefault((domain, k.op_name), []).append(kd)
+    for provider, domain, op, start, end, types in rt.kernels:
+        kd = KernelDef(provider, domain, op, start, end, {t: tuple(v) for t, v in types.items()})
+        table.setdefault((domain, op), []).append(kd)
     return {key: tuple(v) for key, v in table.items()}
 
 
 def ort_version() -> str:
-    import onnxruntime
-
-    return onnxruntime.__version__
+    """The installed onnxruntime's version; raises ImportError when it cannot be imported."""
+    rt = runtime.snapshot()
+    if rt.version is None:
+        raise ImportError(rt.error or "onnxruntime is not installed")
+    return rt.version
 
 
 _OPEN = 2**31 - 1

@@ -12,8 +12,6 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from rapidfuzz import fuzz, process
-
 from diagnoser.index import CompiledEntry, CompiledSignature, Index, sort_tokens
 from diagnoser.report import Evidence, Finding
 from diagnoser.text import _DECISIVE, unwrapped_views
@@ -118,6 +116,8 @@ def _example_similarity(index: Index, decisive: str, only: set[int] | None = Non
         keys, owners = [keys[p] for p in picked], [owners[p] for p in picked]
         if not keys:
             return {}
+    from rapidfuzz import fuzz, process  # only text needs it; a model-only run never imports it
+
     best: dict[int, float] = {}
     # process.extract, not cdist: cdist would import numpy, a third of a cold start
     for _, sim, pos in process.extract(sort_tokens(decisive), keys, scorer=fuzz.ratio, limit=None, score_cutoff=60):

@@ -6,7 +6,6 @@ Each refusal carries a finding code (`file.*`) so the one-line error leads to do
 from __future__ import annotations
 
 import os
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,11 +27,15 @@ _KINDS = (
 _PROTO_FIRST_BYTES = (b"\x08", b"\x12", b"\x1a", b"\x22", b"\x2a", b"\x32", b"\x3a", b"\x42", b"\x72")
 
 
+RAW_KEEP = 64 * 2**20  # files up to this size keep their bytes: onnx's C++ checks take them without re-serialising
+
+
 @dataclass(frozen=True)
 class LoadedModel:
     path: Path
     proto: Any  # onnx.ModelProto, graph only (external data not loaded)
     size: int
+    raw: bytes | None = None  # the file's bytes, for files up to RAW_KEEP (the proto, serialised)
 
 
 def _fail(code: str, message: str) -> UserInputError:
@@ -41,6 +44,8 @@ def _fail(code: str, message: str) -> UserInputError:
 
 def _zip_kind(path: Path) -> tuple[str, str]:
     """torch.save writes a zip whose members end in data.pkl: tell it from any other zip."""
+    import zipfile
+
     try:
         with zipfile.ZipFile(path) as zf:
             names = zf.namelist()[:200]
@@ -89,11 +94,12 @@ def load(path: str | os.PathLike[str]) -> LoadedModel:
 
     try:
         with p.open("rb") as fh:
-            proto = onnx.load_model_from_string(fh.read())
+            raw = fh.read()
+        proto = onnx.load_model_from_string(raw)
     except DecodeError as exc:
         raise _fail("file.truncated", f"{p} is not a valid ONNX protobuf (truncated or corrupt?): {str(exc).splitlines()[0] if str(exc) else 'parse error'}") from None
     except (OSError, ValueError, RuntimeError) as exc:
         raise UserInputError(f"cannot load {p}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
     if not proto.HasField("graph") or not proto.ir_version:
         raise _fail("file.no-graph", f"{p} parsed as protobuf but holds no ONNX graph (truncated, or not an ONNX model?)")
-    return LoadedModel(path=p, proto=proto, size=size)
+    return LoadedModel(path=p, proto=proto, size=size, raw=raw if size <= RAW_KEEP else None)

@@ -2,7 +2,7 @@
 
 Registered in an explicit list (order is report order). A probe that raises becomes a
 finding and the run goes on, like a failing rule in thefuck. Probes that share work (the
-strict shape inference, the typed node list) reach it through the context's cached views.
+strict shape inference, the nodes grouped by op and dtypes) reach it through the context's cached views.
 """
 from __future__ import annotations
 
@@ -33,13 +33,14 @@ class ProbeContext:
         from diagnoser.graphinfo import GraphInfo
 
         assert self.model is not None
-        return GraphInfo(self.model.proto)
+        return GraphInfo(self.model.proto, self.model.raw)
 
     @cached_property
-    def typed(self) -> list[Any]:
-        from diagnoser.graphinfo import typed_nodes
+    def groups(self) -> list[Any]:
+        """Every node, grouped by op and dtype signature (graphinfo.OpGroup): the one node walk."""
+        from diagnoser.graphinfo import op_groups
 
-        return typed_nodes(self.graph)
+        return op_groups(self.graph)
 
     @cached_property
     def external(self) -> list[Any]:
@@ -47,7 +48,7 @@ class ProbeContext:
         from diagnoser.probes.external_data import external_tensors
 
         assert self.model is not None
-        return external_tensors(self.model.proto.graph)
+        return external_tensors(self.model.proto.graph, self.model.raw)
 
     def found(self, *codes: str) -> bool:
         return any(f.code in codes for f in self.findings)

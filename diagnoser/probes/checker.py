@@ -1,15 +1,15 @@
 """onnx.checker: is the model valid ONNX? (The structural half of check_model(full_check=True);
-the shape-inference half is the shape_inference probe, so a valid model is inferred once.)
+the shape-inference half is the shape_inference probe, so a valid model is inferred only once.)
 
-Given a ModelProto, the checker looks for external data files relative to the current
-directory, so it runs from the model's folder; locations that escape the folder are pointed
-at the model file itself for the duration, so nothing outside the folder is touched.
+A model without external data is checked from the bytes the loader kept (nothing re-serialised).
+A model with external data is checked as a copy in which each external tensor is made an empty
+inline one: the checker would otherwise look for the data files relative to the working
+directory, and whether they exist, fit and stay inside the model's folder is the external_data
+probe's question. So the checker never touches a file, never changes directory, and is safe in
+threads.
 """
 from __future__ import annotations
 
-import contextlib
-import os
-from collections.abc import Iterator
 from typing import Any
 
 from diagnoser.report import Finding
@@ -26,37 +26,28 @@ def first_lines(text: str, n: int = 3, width: int = 400) -> str:
     return " | ".join(lines[:n])[:width]
 
 
-@contextlib.contextmanager
-def _from_model_folder(ctx: Any) -> Iterator[None]:
-    from diagnoser.probes.external_data import resolve
+def without_external_data(proto: Any) -> Any:
+    """A copy of the model whose external tensors are inline and empty (dims [0], no data)."""
+    import onnx
 
-    tensors = ctx.external
-    if not tensors:
-        yield
-        return
-    folder = ctx.model.path.parent
-    patched = []
-    for t in tensors:
-        for entry in t.external_data:
-            if entry.key == "location" and resolve(folder, entry.value) is None:
-                patched.append((entry, entry.value))
-                entry.value = ctx.model.path.name
-    cwd = os.getcwd()
-    try:
-        os.chdir(folder)
-        yield
-    finally:
-        os.chdir(cwd)
-        for entry, value in patched:
-            entry.value = value
+    from diagnoser.probes.external_data import external_tensors
+
+    copy = onnx.ModelProto()
+    copy.CopyFrom(proto)  # small: the weights this is about live in other files
+    for t in external_tensors(copy.graph):
+        t.data_location = onnx.TensorProto.DEFAULT
+        del t.external_data[:]
+        del t.dims[:]
+        t.dims.append(0)
+    return copy
 
 
 def run(ctx: Any) -> list[Finding]:
     import onnx
 
+    target = without_external_data(ctx.model.proto) if ctx.external else (ctx.model.raw or ctx.model.proto)
     try:
-        with _from_model_folder(ctx):
-            onnx.checker.check_model(ctx.model.proto, full_check=False)
+        onnx.checker.check_model(target, full_check=False)
     except (onnx.checker.ValidationError, ValueError) as exc:
         text = str(exc)
         if "in initializer but not in graph input" in text and ctx.model.proto.ir_version < 4:

@@ -14,36 +14,35 @@ NAME = "cpu_kernels"
 
 
 def applies(ctx: Any) -> bool:
-    return ctx.model is not None
+    from diagnoser import runtime
+
+    return ctx.model is not None and runtime.snapshot().error is None  # a broken install is the environment probe's finding
 
 
 def verdicts(ctx: Any) -> list[tuple[Any, str]]:
-    """(typed node, verdict) for every node the runtime would not simply run; judged once per distinct signature."""
+    """(op group, verdict) for every group of nodes the runtime would not simply run."""
     from diagnoser import kernels
 
     known_domains = {d for d, _ in kernels.registry()}
-    cache: dict[int, str] = {}
     dtypes, opsets = ctx.graph.dtypes, ctx.graph.opsets
     out = []
-    for t in ctx.typed:
-        if t.domain and t.domain not in known_domains:
-            continue
-        verdict = cache.get(id(t.key))
-        if verdict is None:
-            verdict = kernels.cpu_verdict(t.domain, t.op, t.since, t.bound, t.schema)
-            if verdict == "function":  # judge the body onnxruntime will inline
-                ins = [dtypes.get(n) for n in t.node.input]
-                verdict = kernels.expanded_verdict(t.schema, t.node, opsets.get(t.domain, 0), ins)
-            cache[id(t.key)] = verdict
+    for grp in ctx.groups:
+        if grp.domain and grp.domain not in known_domains:
+            continue  # custom domains are the domains probe's
+        verdict = kernels.cpu_verdict(grp.domain, grp.op, grp.since, grp.bound, grp.schema)
+        if verdict == "function":  # judge the body onnxruntime will inline
+            node = grp.nodes[0]
+            ins = [dtypes.get(n) for n in node.input]
+            verdict = kernels.expanded_verdict(grp.schema, node, opsets.get(grp.domain, 0), ins)
         if verdict != "ok":
-            out.append((t, verdict))
+            out.append((grp, verdict))
     return out
 
 
-def _sig(t: Any) -> str:
-    types = ", ".join(f"{p}={'/'.join(sorted({d for d in ds if d}))}" for p, ds in t.bound.items() if not p.startswith("tensor("))
-    dom = f"{t.domain}." if t.domain else ""
-    return f"{dom}{t.node.op_type}({t.since})" + (f" with {types}" if types else "")
+def _sig(grp: Any) -> str:
+    types = ", ".join(f"{p}={'/'.join(sorted({d for d in ds if d}))}" for p, ds in grp.bound.items() if not p.startswith("tensor("))
+    dom = f"{grp.domain}." if grp.domain else ""
+    return f"{dom}{grp.op}({grp.since})" + (f" with {types}" if types else "")
 
 
 def run(ctx: Any) -> list[Finding]:
@@ -53,11 +52,11 @@ def run(ctx: Any) -> list[Finding]:
     results = verdicts(ctx)
     missing: dict[str, dict[str, list[str]]] = {"missing-types": {}, "missing-op": {}}
     cast: dict[str, int] = {}
-    for t, verdict in results:
+    for grp, verdict in results:
         if verdict in missing:
-            missing[verdict].setdefault(_sig(t), []).append(t.node.name or f"<unnamed {t.op}>")
+            missing[verdict].setdefault(_sig(grp), []).extend(n.name or f"<unnamed {grp.op}>" for n in grp.nodes)
         elif verdict == "cast":
-            cast[t.op] = cast.get(t.op, 0) + 1
+            cast[grp.op] = cast.get(grp.op, 0) + len(grp.nodes)
     findings = []
     for verdict, code, why in (("missing-types", "kernel.cpu-missing", "for these input types"),
                                ("missing-op", "kernel.cpu-missing-op-version", "for this op version at all")):

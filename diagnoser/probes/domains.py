@@ -15,7 +15,9 @@ _STANDARD = ("", "ai.onnx", "ai.onnx.ml")  # preview domains count as custom unl
 
 
 def applies(ctx: Any) -> bool:
-    return ctx.model is not None
+    from diagnoser import runtime
+
+    return ctx.model is not None and runtime.snapshot().error is None  # a broken install is the environment probe's finding
 
 
 def run(ctx: Any) -> list[Finding]:
@@ -27,16 +29,16 @@ def run(ctx: Any) -> list[Finding]:
     known_domains = {d for d, _ in registry}
     custom: Counter[str] = Counter()
     contrib: Counter[str] = Counter()
-    for t in ctx.typed:
-        d = t.domain
-        if d in _STANDARD or (d, t.op) in local:
+    for grp in ctx.groups:
+        d = grp.domain
+        if d in _STANDARD or (d, grp.op) in local:
             continue
-        if d in known_domains and (d, t.op) in registry:
-            contrib[f"{d}.{t.op}"] += 1
-        elif d.startswith("ai.onnx.preview") and t.schema is not None and (t.schema.has_function or t.schema.has_context_dependent_function):
+        if d in known_domains and (d, grp.op) in registry:
+            contrib[f"{d}.{grp.op}"] += len(grp.nodes)
+        elif d.startswith("ai.onnx.preview") and grp.schema is not None and (grp.schema.has_function or grp.schema.has_context_dependent_function):
             continue  # onnxruntime expands it from its function body
         else:
-            custom[f"{d}.{t.op}"] += 1
+            custom[f"{d}.{grp.op}"] += len(grp.nodes)
     findings = []
     if custom:
         shown = ", ".join(f"{k} ({n})" for k, n in custom.most_common(8))

@@ -41,7 +41,9 @@ def run(ctx: Any) -> list[Finding]:
         findings.append(Finding("dtype.float16", "info",
                                 f"the model computes mostly in float16 ({floats['float16']} float16 vs {floats['float']} float32 tensors)",
                                 NAME, details=floats))
-    ops = Counter(t.op for t in ctx.typed)
+    ops: Counter[str] = Counter()
+    for grp in ctx.groups:
+        ops[grp.op] += len(grp.nodes)
     qdq = sum(ops[o] for o in _QDQ)
     qop = sum(n for o, n in ops.items() if o.startswith("QLinear"))
     dyn = sum(ops[o] for o in _DYNAMIC_INT)
@@ -59,26 +61,20 @@ def run(ctx: Any) -> list[Finding]:
 
 
 def _mixed(ctx: Any) -> list[Finding]:
-    from diagnoser.graphinfo import group
-
+    """One finding per node whose group binds two dtypes to one type parameter (at most 20)."""
     out = []
-    seen: dict[int, tuple[str, list[str]] | None] = {}
-    for t in ctx.typed:
-        if len(t.sig) < 2:
+    for grp in ctx.groups:
+        if len(grp.sig) < 2:
             continue
-        if id(t.key) not in seen:  # judged once per distinct signature
-            seen[id(t.key)] = None
-            for param, dtypes in group(t.sig).items():
-                known = sorted({d for d in dtypes if d})
-                if len(known) > 1 and not param.startswith(("tensor(", "seq(")):
-                    seen[id(t.key)] = (param, known)
-                    break
-        hit = seen[id(t.key)]
-        if hit is not None:
-            node, (param, known) = t.node, hit
+        hit = next(((param, known) for param, dtypes in grp.bound.items()
+                    if not param.startswith(("tensor(", "seq(")) and len(known := sorted({d for d in dtypes if d})) > 1), None)
+        if hit is None:
+            continue
+        param, known = hit
+        for node in grp.nodes[:20 - len(out)]:
             out.append(Finding("dtype.mixed-on-node", "error",
-                               f"{node.op_type}({t.since}) node '{node.name}' binds {' and '.join(known)} to type parameter {param}: ONNX requires one dtype there, and onnxruntime fails to load it",
+                               f"{node.op_type}({grp.since}) node '{node.name}' binds {' and '.join(known)} to type parameter {param}: ONNX requires one dtype there, and onnxruntime fails to load it",
                                NAME, node=node.name or None, details={"op": node.op_type, "type_param": param, "dtypes": known}))
-            if len(out) >= 20:
-                break
+        if len(out) >= 20:
+            break
     return out

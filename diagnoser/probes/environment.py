@@ -1,8 +1,9 @@
 """The environment: which onnx / onnxruntime (and which onnxruntime package) is installed, what
 providers it offers, whether the CUDA libraries it needs can be found, and conflicting installs.
 
-Runs with or without a model (`diagnose --env`). Reads package metadata; imports onnxruntime
-only to ask for its providers, and reports an import failure as a finding, not a crash.
+Runs with or without a model (`diagnose --env`). Reads package folder names on sys.path; asks
+diagnoser.runtime for the providers (cached per install, live with --env alone), and reports an
+import failure as a finding, not a crash.
 """
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import glob
 import os
 import re
 import sys
-from importlib import metadata
 from typing import Any
 
 from diagnoser.report import Finding
@@ -27,7 +27,38 @@ def applies(ctx: Any) -> bool:
     return True
 
 
-def _version(dist: str) -> str | None:
+_OTHERS = ("onnx", "torch", "numpy", "protobuf")
+
+
+def installed_versions() -> tuple[dict[str, str], dict[str, str]]:
+    """(onnxruntime packages, other packages we report): name -> version, first on sys.path wins.
+
+    Reads *.dist-info / *.egg-info folder names on sys.path (one listdir per entry) rather than
+    importing importlib.metadata and reading every package's metadata.
+    """
+    runtimes: dict[str, str] = {}
+    others: dict[str, str] = {}
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for folder in names:
+            if not folder.endswith((".dist-info", ".egg-info")):
+                continue
+            name, _, ver = folder.rsplit(".", 1)[0].partition("-")
+            name = name.lower().replace("_", "-")
+            ver = ver.split("-")[0]  # egg-info: 1.0-py3.11
+            if name in _OTHERS:
+                others.setdefault(name, ver or _metadata_version(name) or "?")
+            elif _ORT_DIST.match(name) and name not in runtimes:
+                runtimes[name] = ver or _metadata_version(name) or "?"
+    return runtimes, others
+
+
+def _metadata_version(dist: str) -> str | None:
+    from importlib import metadata  # only for a folder name without a version
+
     try:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
@@ -35,25 +66,8 @@ def _version(dist: str) -> str | None:
 
 
 def runtime_distributions() -> dict[str, str]:
-    """Installed onnxruntime packages (onnxruntime, onnxruntime-gpu, ...): name -> version.
-
-    Reads *.dist-info folder names on sys.path (cheap) rather than every package's metadata.
-    """
-    found: dict[str, str] = {}
-    for entry in sys.path:
-        try:
-            names = os.listdir(entry or ".")
-        except OSError:
-            continue
-        for folder in names:
-            if not folder.endswith((".dist-info", ".egg-info")) or not folder.lower().startswith(("onnxruntime", "ort_nightly", "ort-nightly")):
-                continue
-            stem = folder.rsplit(".", 1)[0]
-            name, _, ver = stem.partition("-")
-            name = name.lower().replace("_", "-")
-            if _ORT_DIST.match(name) and name not in found:
-                found[name] = ver or (_version(name) or "?")
-    return found
+    """Installed onnxruntime packages (onnxruntime, onnxruntime-gpu, ...): name -> version."""
+    return installed_versions()[0]
 
 
 def _flavour(name: str) -> str:
@@ -81,18 +95,17 @@ def find_cuda_libraries() -> dict[str, str | None]:
 
 
 def run(ctx: Any) -> list[Finding]:
-    findings: list[Finding] = []
-    dists = runtime_distributions()
-    versions = {k: _version(k) for k in ("onnx", "torch", "numpy", "protobuf")}
-    try:
-        import onnxruntime
+    from diagnoser import runtime
 
-        available = list(onnxruntime.get_available_providers())
-    except Exception as exc:  # a broken install is a finding, never a traceback
-        text = f"{type(exc).__name__}: {exc}"
+    findings: list[Finding] = []
+    dists, others = installed_versions()
+    versions = {k: others.get(k) for k in _OTHERS}
+    rt = runtime.snapshot(live=ctx.model is None)  # --env alone asks the runtime itself, never the cache
+    available = list(rt.providers)
+    if rt.error is not None:  # a broken install is a finding, never a traceback
+        text = rt.error
         findings.append(Finding("env.onnxruntime-import-failed", "error", f"import onnxruntime fails: {text.splitlines()[0][:300]}",
                                 NAME, details={"error_text": text[:4000], "packages": dists}))
-        available = []
     pkgs = ", ".join(f"{n} {v} ({_flavour(n)})" for n, v in dists.items()) or "none"
     shown = ", ".join(f"{k} {v}" for k, v in versions.items() if v)
     findings.append(Finding("env.versions", "info",

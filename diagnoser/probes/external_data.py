@@ -18,14 +18,20 @@ def applies(ctx: Any) -> bool:
     return ctx.model is not None
 
 
-def external_tensors(graph: Any) -> list[Any]:
-    """Initializers (and Constant values) whose data lives in another file."""
+def external_tensors(graph: Any, raw: bytes | None = None) -> list[Any]:
+    """Initializers (and Constant values) whose data lives in another file.
+
+    raw, the serialised model, lets the node walk be skipped: a tensor's external data is named
+    by a "location" entry, so a model whose bytes never spell that word has none in its nodes.
+    """
     import onnx
 
     from diagnoser.graphinfo import walk_nodes
 
     external = onnx.TensorProto.EXTERNAL
     out = [t for t in graph.initializer if t.data_location == external]
+    if raw is not None and b"location" not in raw:
+        return out
     constants, nested = [], False
     for node in graph.node:  # one cheap pass; subgraphs only when the graph has control flow
         op = node.op_type

@@ -24,12 +24,12 @@ def _unsupported_ops(spec: dict, ctx: Any) -> Counter[str]:
     allowed = set(spec.get("ops_supported") or ())
     banned = set(spec.get("ops_unsupported") or ())
     out: Counter[str] = Counter()
-    for t in ctx.typed:
-        op = t.op
-        if t.domain not in ("",):
-            out[f"{t.domain}.{op}"] += 1
+    for grp in ctx.groups:
+        op = grp.op
+        if grp.domain:
+            out[f"{grp.domain}.{op}"] += len(grp.nodes)
         elif (allowed and op not in allowed) or op in banned:
-            out[op] += 1
+            out[op] += len(grp.nodes)
     return out
 
 

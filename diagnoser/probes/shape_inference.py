@@ -28,7 +28,7 @@ def run(ctx: Any) -> list[Finding]:
         findings.append(Finding("shape.inference-error", "error",
                                 f"strict shape inference fails (types or shapes contradict each other): {first_lines(error)}",
                                 NAME, details={"error_text": error[:4000]}))
-    ctx.typed  # noqa: B018 (the typed walk records the outputs inference left untyped)
+    ctx.groups  # noqa: B018 (the node walk records the outputs inference left untyped)
     missing, total = g.untyped_outputs, g.output_count
     if missing:
         findings.append(Finding("shape.missing", "warning" if len(missing) * 4 > total else "info",

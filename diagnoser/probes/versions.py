@@ -51,14 +51,6 @@ def applies(ctx: Any) -> bool:
     return ctx.model is not None
 
 
-def _ort_version() -> str | None:
-    try:
-        import onnxruntime
-    except Exception:  # the environment probe reports a broken install
-        return None
-    return onnxruntime.__version__
-
-
 def run(ctx: Any) -> list[Finding]:
     import onnx
 
@@ -75,7 +67,9 @@ def run(ctx: Any) -> list[Finding]:
         findings.append(Finding("opset.older-than-runtime", "warning",
                                 f"the model's ai.onnx opset {opset} is older than 7, the oldest onnxruntime supports: ops whose old versions have no kernel fail with NOT_IMPLEMENTED; convert it with onnx.version_converter",
                                 NAME, details=details))
-    installed = _ort_version()
+    from diagnoser import runtime
+
+    installed = runtime.snapshot().version  # None when broken: the environment probe reports that
     if installed:
         findings += _against(installed, ir, opset, "runtime", measure=True)
     if ctx.ort_target:
