@@ -1,19 +1,21 @@
-"""Memory: peak RSS of the static probes on a model with several GB of external data.
+"""Memory: peak RSS of the static probes on a model with several GB of external data, and on a
+model whose weights are embedded in the .onnx file.
 
-    .venv/bin/python bench/probe_memory.py [--gib 6]
+    .venv/bin/python bench/probe_memory.py [--gib 6] [--embedded-mib 512]
 
-The weights file is created sparse in a temporary folder under /tmp (instant, no disk used);
-the probes read only its size, so peak memory must stay far below the weight size. Each
-contender runs in a fresh process; peak RSS is that child's ru_maxrss.
+External: the weights file is created sparse in a temporary folder under /tmp (instant, no disk
+used); the probes read only its size, so peak memory must stay far below the weight size.
+Embedded: every tool must parse the weights, so the bar is onnx.load itself; onnx's checker and
+shape inference each copy a serialised model, so the probes give them a copy without the big
+weights (diagnoser.weights). Each contender runs in a fresh process; peak RSS is that child's
+ru_maxrss.
 """
 from __future__ import annotations
 
 import argparse
-import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,35 +54,60 @@ def build(folder: Path, gib: float) -> Path:
     return path
 
 
-def peak(cmd: list[str]) -> tuple[float, float, str]:
-    """(peak RSS MiB, seconds, last output line) of one fresh child process."""
-    t0 = time.perf_counter()
-    cp = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
-    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # max over children so far
-    tail = (cp.stdout.strip().splitlines() or [""])[-1][:160] if cp.returncode in (0, 1) else f"exit {cp.returncode}: {cp.stderr.strip()[-200:]}"
-    return rss, time.perf_counter() - t0, tail
+def build_embedded(folder: Path, mib: int) -> Path:
+    """A MatMul chain whose 64 MiB float32 weights are stored inside the .onnx file."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    inits, nodes, cur = [], [], "x"
+    for i in range(max(1, mib // 64)):
+        inits.append(numpy_helper.from_array(rng.random((4096, 4096), dtype=np.float32), f"w{i}"))
+        nodes.append(helper.make_node("MatMul", [cur, f"w{i}"], [f"m{i}"], name=f"mm{i}"))
+        cur = f"m{i}"
+    g = helper.make_graph(nodes, "embedded", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 4096])],
+                          [helper.make_tensor_value_info(cur, TensorProto.FLOAT, ["n", 4096])], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    path = folder / "embedded.onnx"
+    onnx.save(m, path)
+    return path
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--gib", type=float, default=6.0)
+    ap.add_argument("--embedded-mib", type=int, default=512)
     args = ap.parse_args()
     py = sys.executable
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
         path = build(Path(tmp), args.gib)
         weights = (Path(tmp) / "weights.bin").stat().st_size
         print(f"model: {path.stat().st_size} bytes of graph, {weights / 2**30:.2f} GiB of external weights (sparse file)")
-        # each measurement in its own grandchild so ru_maxrss is that process's alone
         for label, cmd in (("baseline: import onnx, onnxruntime", [py, "-c", "import onnx, onnxruntime"]),
                            ("static probes", [py, "-c", PROBES, str(path)]),
                            ("diagnose --model M --probes static", [py, "-m", "diagnoser", "--model", str(path), "--probes", "static", "--json"])):
-            wrapper = ("import resource, subprocess, sys, time; t=time.perf_counter(); "
-                       "cp = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
-                       "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, time.perf_counter()-t, cp.returncode, (cp.stdout.strip().splitlines() or [''])[-1][:150])")
-            cp = subprocess.run([py, "-c", wrapper, *cmd], capture_output=True, text=True, cwd=ROOT)
-            kb, secs, code, tail = cp.stdout.split(" ", 3)
-            print(f"  {label:40s} peak RSS {int(kb) / 1024:7.1f} MiB  ({float(secs):.2f} s, exit {code})  {tail.strip()[:110]}")
+            measure(label, cmd)
         print(f"weights {weights / 2**20:.0f} MiB; the probes never read them (external data is checked by file size only)")
+        if args.embedded_mib:
+            path = build_embedded(Path(tmp), args.embedded_mib)
+            print(f"model: {path.stat().st_size / 2**20:.0f} MiB with its weights embedded")
+            for label, cmd in (("baseline: onnx.load", [py, "-c", "import onnx, sys; onnx.load(sys.argv[1])", str(path)]),
+                               ("onnx.load + check_model(full_check=True)", [py, "-c", "import onnx, sys; onnx.checker.check_model(onnx.load(sys.argv[1]), full_check=True)", str(path)]),
+                               ("static probes", [py, "-c", PROBES, str(path)])):
+                measure(label, cmd)
+
+
+def measure(label: str, cmd: list[str]) -> None:
+    """Run cmd in its own grandchild, so ru_maxrss is that process's alone, and print the figures."""
+    py = sys.executable
+    wrapper = ("import resource, subprocess, sys, time; t=time.perf_counter(); "
+               "cp = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, time.perf_counter()-t, cp.returncode, (cp.stdout.strip().splitlines() or [''])[-1][:150])")
+    cp = subprocess.run([py, "-c", wrapper, *cmd], capture_output=True, text=True, cwd=ROOT)
+    kb, secs, code, tail = cp.stdout.split(" ", 3)
+    print(f"  {label:40s} peak RSS {int(kb) / 1024:7.1f} MiB  ({float(secs):.2f} s, exit {code})  {tail.strip()[:110]}")
 
 
 if __name__ == "__main__":

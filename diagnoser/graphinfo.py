@@ -64,9 +64,10 @@ def walk_nodes(graph: Any) -> Iterator[Any]:
 class GraphInfo:
     """Lazy views of a ModelProto for probes; shape inference runs once, on demand."""
 
-    def __init__(self, proto: Any, raw: bytes | None = None):
+    def __init__(self, proto: Any, source: Any = None):
         self.proto = proto
-        self.raw = raw  # proto serialised (the file's bytes), when the loader kept them
+        # what shape inference reads: the file's bytes, or a copy without big embedded weights
+        self.source = source if source is not None else proto
         self.untyped_outputs: list[str] = []  # filled by op_groups
         self.output_count = 0
 
@@ -84,7 +85,7 @@ class GraphInfo:
         import onnx
 
         try:
-            return onnx.shape_inference.infer_shapes(self.raw or self.proto, check_type=True, strict_mode=True, data_prop=False), None
+            return onnx.shape_inference.infer_shapes(self.source, check_type=True, strict_mode=True, data_prop=False), None
         except Exception as exc:
             return None, str(exc).strip() or type(exc).__name__
 
@@ -96,7 +97,7 @@ class GraphInfo:
         if "strict" in self.__dict__ and self.strict[0] is not None:
             return self.strict[0]
         try:
-            return onnx.shape_inference.infer_shapes(self.raw or self.proto, check_type=False, strict_mode=False)
+            return onnx.shape_inference.infer_shapes(self.source, check_type=False, strict_mode=False)
         except Exception:  # inference is best effort: a model it rejects still has inputs and initializers
             return self.proto
 

@@ -33,7 +33,22 @@ class ProbeContext:
         from diagnoser.graphinfo import GraphInfo
 
         assert self.model is not None
-        return GraphInfo(self.model.proto, self.model.raw)
+        return GraphInfo(self.model.proto, self.for_onnx[0])
+
+    @cached_property
+    def for_onnx(self) -> tuple[Any, list[Any]]:
+        """What onnx's C++ checker and shape inference are given, and the embedded weights left
+        out of it: the file's bytes when the loader kept them and no weight is external, else a
+        light copy (diagnoser.weights): big embedded weights left out, small external ones read in."""
+        from diagnoser import weights
+
+        assert self.model is not None
+        if self.model.raw is not None and not self.external:
+            return self.model.raw, []
+        light, left_out = weights.light_copy(self.model.proto)
+        if self.external:
+            weights.inline_small_external(light, self.model.path.parent)
+        return light, left_out
 
     @cached_property
     def groups(self) -> list[Any]:
@@ -45,7 +60,7 @@ class ProbeContext:
     @cached_property
     def external(self) -> list[Any]:
         """Tensors whose data lives in external files (one pass, shared by the probes)."""
-        from diagnoser.probes.external_data import external_tensors
+        from diagnoser.weights import external_tensors
 
         assert self.model is not None
         return external_tensors(self.model.proto.graph, self.model.raw)

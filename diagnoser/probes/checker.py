@@ -2,8 +2,9 @@
 the shape-inference half is the shape_inference probe, so a valid model is inferred only once.)
 
 A model without external data is checked from the bytes the loader kept (nothing re-serialised).
-A model with external data is checked as a copy in which each external tensor is made an empty
-inline one: the checker would otherwise look for the data files relative to the working
+A model too big for its bytes to be kept is checked as a light copy without its big embedded
+weights, whose sizes are checked apart (diagnoser.weights). A model with external data is
+checked as a copy in which each external tensor is made an empty inline one: the checker would otherwise look for the data files relative to the working
 directory, and whether they exist, fit and stay inside the model's folder is the external_data
 probe's question. So the checker never touches a file, never changes directory, and is safe in
 threads.
@@ -30,7 +31,7 @@ def without_external_data(proto: Any) -> Any:
     """A copy of the model whose external tensors are inline and empty (dims [0], no data)."""
     import onnx
 
-    from diagnoser.probes.external_data import external_tensors
+    from diagnoser.weights import external_tensors
 
     copy = onnx.ModelProto()
     copy.CopyFrom(proto)  # small: the weights this is about live in other files
@@ -45,9 +46,16 @@ def without_external_data(proto: Any) -> Any:
 def run(ctx: Any) -> list[Finding]:
     import onnx
 
-    target = without_external_data(ctx.model.proto) if ctx.external else (ctx.model.raw or ctx.model.proto)
+    from diagnoser.weights import data_size_problems
+
+    source, left_out = ctx.for_onnx
+    # external tensors (the light copy's stand-ins among them) become empty inline ones
+    target = without_external_data(source) if (left_out or ctx.external) else source
     try:
         onnx.checker.check_model(target, full_check=False)
+        problems = data_size_problems(left_out)
+        if problems:
+            raise onnx.checker.ValidationError("; ".join(problems[:5]) + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""))
     except (onnx.checker.ValidationError, ValueError) as exc:
         text = str(exc)
         if "in initializer but not in graph input" in text and ctx.model.proto.ir_version < 4:

@@ -10,67 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from diagnoser.report import Finding
+from diagnoser.weights import expected_bytes, resolve
 
 NAME = "external_data"
 
 
 def applies(ctx: Any) -> bool:
     return ctx.model is not None
-
-
-def external_tensors(graph: Any, raw: bytes | None = None) -> list[Any]:
-    """Initializers (and Constant values) whose data lives in another file.
-
-    raw, the serialised model, lets the node walk be skipped: a tensor's external data is named
-    by a "location" entry, so a model whose bytes never spell that word has none in its nodes.
-    """
-    import onnx
-
-    from diagnoser.graphinfo import walk_nodes
-
-    external = onnx.TensorProto.EXTERNAL
-    out = [t for t in graph.initializer if t.data_location == external]
-    if raw is not None and b"location" not in raw:
-        return out
-    constants, nested = [], False
-    for node in graph.node:  # one cheap pass; subgraphs only when the graph has control flow
-        op = node.op_type
-        if op == "Constant":
-            constants.append(node)
-        elif op in ("If", "Loop", "Scan"):
-            nested = True
-    if nested:
-        constants = [n for n in walk_nodes(graph) if n.op_type == "Constant"]
-    for node in constants:
-        out += [a.t for a in node.attribute if a.type == onnx.AttributeProto.TENSOR and a.t.data_location == external]
-    return out
-
-
-def resolve(model_dir: Path, location: str) -> Path | None:
-    """The file a location names, or None when it escapes the model's folder."""
-    if not location or Path(location).is_absolute() or location.startswith(("/", "\\")) or ":" in location[:3]:
-        return None
-    if ".." in Path(location.replace("\\", "/")).parts:
-        return None
-    root = model_dir.resolve()
-    target = (root / location).resolve()
-    return target if target.is_relative_to(root) else None
-
-
-def _expected_bytes(t: Any) -> int | None:
-    import numpy as np
-    import onnx
-
-    try:
-        item = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(t.data_type)).itemsize
-    except Exception:
-        return None
-    n = 1
-    for d in t.dims:
-        n *= d
-    if t.data_type in (onnx.TensorProto.INT4, onnx.TensorProto.UINT4, getattr(onnx.TensorProto, "FLOAT4E2M1", -1)):
-        return (n + 1) // 2
-    return n * item
 
 
 def run(ctx: Any) -> list[Finding]:
@@ -95,7 +41,7 @@ def run(ctx: Any) -> list[Finding]:
             missing.setdefault(loc, t.name)
             continue
         offset = int(entries.get("offset", 0) or 0)
-        length = int(entries["length"]) if entries.get("length") else _expected_bytes(t)
+        length = int(entries["length"]) if entries.get("length") else expected_bytes(t)
         total += length or 0
         if length is not None and offset + length > sizes[target]:
             short.append((t.name, loc, offset + length, sizes[target]))

@@ -1,12 +1,11 @@
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from diagnoser.probes.external_data import resolve
+from diagnoser.weights import resolve
 from tests.fixtures.build_broken_models import F, model, vi
 from tests.probes.conftest import codes, run
 

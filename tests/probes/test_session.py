@@ -2,8 +2,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from diagnoser.probes import session
 from tests.probes.conftest import codes, run
 
