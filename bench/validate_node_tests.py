@@ -94,6 +94,17 @@ def predicted(path: Path) -> set[str]:
     return {f.code for f in run_all(ctx, (versions, checker, shape_inference, dtypes, cpu_kernels, domains))}
 
 
+def _gist(error: str) -> str:
+    """The runtime's message without the model-specific parts, to group misses by cause."""
+    import re
+
+    text = error.split(" : ", 3)[-1] if " : " in error else error
+    text = re.sub(r"Load model from \S+ failed:", "", text)
+    text = re.sub(r"/onnxruntime_src/\S+ ", "", text)
+    text = re.sub(r"'[^']*'|\([^()]*\)|\d+", "_", text)
+    return text.strip()[:110]
+
+
 def pr(tp: int, fp: int, fn: int) -> str:
     p = tp / (tp + fp) if tp + fp else 1.0
     r = tp / (tp + fn) if tp + fn else 1.0
@@ -146,13 +157,18 @@ def main() -> None:
             fns.append((Path(p).stem, real[p]["error"][-160:]))
     print("kernels (models past the IR/opset check):", pr(tp, fp, fn))
     ltp = lfp = lfn = 0
+    load_missed: Counter[str] = Counter()
     for p in paths:
         pred = bool(preds[p] & LOAD_CODES)
         act = not real[p]["ok"]
         ltp += pred and act
         lfp += pred and not act
         lfn += act and not pred
+        if act and not pred:
+            load_missed[_gist(real[p]["error"])] += 1
     print("load failure (all models):", pr(ltp, lfp, lfn))
+    for gist, n in load_missed.most_common(args.show):
+        print(f"  load failure not predicted ({n}): {gist}")
     for name, k in fps[: args.show]:
         print(f"  false alarm: {name} (runtime: {k})")
     for name, err in fns[: args.show]:

@@ -203,6 +203,11 @@ def group(sig: tuple[tuple[str, str | None], ...]) -> dict[str, tuple[str | None
     return {k: tuple(v) for k, v in out.items()}
 
 
+def signature(schema: Any, in_dtypes: tuple[str | None, ...], out_dtypes: tuple[str | None, ...]) -> tuple[tuple[str, str | None], ...]:
+    """(type param, dtype) per present input then output of a node of schema (dtype "" = omitted)."""
+    return _bind(in_dtypes, *_params(schema.inputs)) + _bind(out_dtypes, *_params(schema.outputs))
+
+
 def _params(formals: Any) -> tuple[tuple[str, ...], str | None]:
     """Type parameters by position, and the one a variadic last formal repeats."""
     fs = list(formals)

@@ -138,36 +138,65 @@ def _function_body(schema: Any, node: Any, opset: int, input_dtypes: list[str | 
     return None
 
 
-def expanded_verdict(schema: Any, node: Any, opset: int, input_dtypes: list[str | None], depth: int = 0) -> str:
-    """Verdict for an op onnxruntime will expand from its function body: the worst of the body's
-    nodes. Body values keep the dtypes of the function inputs they come straight from; others
-    are unknown and judged by op version only."""
+def body_dtypes(body: Any, input_dtypes: list[str | None], opset: int) -> dict[str, str | None]:
+    """name -> dtype of every value in a function body, by running onnx's shape inference on the
+    body as a graph whose inputs carry the calling node's input dtypes. Best effort: values
+    inference cannot type (attribute references, unknown inputs) are missing."""
     import onnx
+    from onnx import helper
+
+    known = {name: d for name, d in zip(body.input, input_dtypes) if d}
+    inputs = [helper.make_tensor_value_info(n, _ELEM[known[n]], None) if n in known else helper.make_empty_tensor_value_info(n)
+              for n in body.input]
+    graph = helper.make_graph(list(body.node), "body", inputs, [helper.make_empty_tensor_value_info(o) for o in body.output])
+    imports = list(body.opset_import) or [helper.make_opsetid("", opset)]
+    model = helper.make_model(graph, opset_imports=imports)
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False)
+    except Exception:
+        return known
+    from diagnoser.graphinfo import dtype_name
+
+    for vi in list(inferred.graph.value_info) + list(inferred.graph.output):
+        name = dtype_name(vi.type.tensor_type.elem_type)
+        if name:
+            known.setdefault(vi.name, name)
+    return known
+
+
+def expanded_verdict(schema: Any, node: Any, opset: int, input_dtypes: list[str | None], depth: int = 0) -> tuple[str, str | None]:
+    """(verdict, the body node it is about) for an op onnxruntime will expand from its function
+    body: the first missing kernel among the body's nodes, each judged with the dtypes onnx's shape
+    inference gives the body's values (the calling node's input dtypes propagated through it);
+    values it cannot type are judged by op version only. The node reads like `Expand(13) with
+    T=bfloat16`, as the runtime's NOT_IMPLEMENTED message names it."""
+    import onnx
+
+    from diagnoser.graphinfo import group, signature
 
     body = _function_body(schema, node, opset, input_dtypes)
     if body is None or depth > 2:
-        return "function"
-    known = {name: d for name, d in zip(body.input, input_dtypes) if d}
+        return "function", None
+    body_opset = next((o.version for o in body.opset_import if o.domain in ("", "ai.onnx")), opset)
+    known = body_dtypes(body, input_dtypes, body_opset)
     for inner in body.node:
         domain = "" if inner.domain in ("", "ai.onnx") else inner.domain
         if domain:
             continue
         try:
-            s = onnx.defs.get_schema(inner.op_type, opset, "")
+            s = onnx.defs.get_schema(inner.op_type, body_opset, "")
         except Exception:
             continue
-        bound: dict[str, list[str | None]] = {}
-        formals = list(s.inputs)
-        for i, name in enumerate(inner.input):
-            if name and formals:
-                param = formals[min(i, len(formals) - 1)].type_str
-                bound.setdefault(param, []).append(known.get(name))
-        v = cpu_verdict(domain, inner.op_type, s.since_version, {k: tuple(x) for k, x in bound.items()}, s)
+        ins = tuple(known.get(n) if n else "" for n in inner.input)
+        outs = tuple(known.get(n) if n else "" for n in inner.output)
+        bound = group(signature(s, ins, outs))
+        v, what = cpu_verdict(domain, inner.op_type, s.since_version, bound, s), None
         if v == "function":
-            v = expanded_verdict(s, inner, opset, [known.get(n) for n in inner.input], depth + 1)
+            v, what = expanded_verdict(s, inner, body_opset, [known.get(n) for n in inner.input], depth + 1)
         if v.startswith("missing"):
-            return v
-    return "function"
+            types = ", ".join(f"{p}={'/'.join(sorted({d for d in ds if d}))}" for p, ds in bound.items() if any(ds) and not p.startswith("tensor("))
+            return v, what or f"{inner.op_type}({s.since_version})" + (f" with {types}" if types else "")
+    return "function", None
 
 
 def _elem_table() -> dict[str, int]:

@@ -19,8 +19,9 @@ def applies(ctx: Any) -> bool:
     return ctx.model is not None and runtime.snapshot().error is None  # a broken install is the environment probe's finding
 
 
-def verdicts(ctx: Any) -> list[tuple[Any, str]]:
-    """(op group, verdict) for every group of nodes the runtime would not simply run."""
+def verdicts(ctx: Any) -> list[tuple[Any, str, str | None]]:
+    """(op group, verdict, the function-body node it is about) for every group of nodes the
+    runtime would not simply run."""
     from diagnoser import kernels
 
     known_domains = {d for d, _ in kernels.registry()}
@@ -29,20 +30,21 @@ def verdicts(ctx: Any) -> list[tuple[Any, str]]:
     for grp in ctx.groups:
         if grp.domain and grp.domain not in known_domains:
             continue  # custom domains are the domains probe's
-        verdict = kernels.cpu_verdict(grp.domain, grp.op, grp.since, grp.bound, grp.schema)
+        verdict, inner = kernels.cpu_verdict(grp.domain, grp.op, grp.since, grp.bound, grp.schema), None
         if verdict == "function":  # judge the body onnxruntime will inline
             node = grp.nodes[0]
             ins = [dtypes.get(n) for n in node.input]
-            verdict = kernels.expanded_verdict(grp.schema, node, opsets.get(grp.domain, 0), ins)
+            verdict, inner = kernels.expanded_verdict(grp.schema, node, opsets.get(grp.domain, 0), ins)
         if verdict != "ok":
-            out.append((grp, verdict))
+            out.append((grp, verdict, inner))
     return out
 
 
-def _sig(grp: Any) -> str:
+def _sig(grp: Any, inner: str | None = None) -> str:
     types = ", ".join(f"{p}={'/'.join(sorted({d for d in ds if d}))}" for p, ds in grp.bound.items() if not p.startswith("tensor("))
     dom = f"{grp.domain}." if grp.domain else ""
-    return f"{dom}{grp.op}({grp.since})" + (f" with {types}" if types else "")
+    body = f" (expanded from its function body: {inner} has no kernel)" if inner else ""
+    return f"{dom}{grp.op}({grp.since})" + (f" with {types}" if types else "") + body
 
 
 def run(ctx: Any) -> list[Finding]:
@@ -52,9 +54,9 @@ def run(ctx: Any) -> list[Finding]:
     results = verdicts(ctx)
     missing: dict[str, dict[str, list[str]]] = {"missing-types": {}, "missing-op": {}}
     cast: dict[str, int] = {}
-    for grp, verdict in results:
+    for grp, verdict, inner in results:
         if verdict in missing:
-            missing[verdict].setdefault(_sig(grp), []).extend(n.name or f"<unnamed {grp.op}>" for n in grp.nodes)
+            missing[verdict].setdefault(_sig(grp, inner), []).extend(n.name or f"<unnamed {grp.op}>" for n in grp.nodes)
         elif verdict == "cast":
             cast[grp.op] = cast.get(grp.op, 0) + len(grp.nodes)
     findings = []

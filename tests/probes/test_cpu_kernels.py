@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+import onnx
+import pytest
 from onnx import helper
 
 from diagnoser import kernels
 from tests.fixtures.build_broken_models import F16, model, save, vi
+from tests.models import ort_error
 from tests.probes.conftest import codes, run
 
 
@@ -32,3 +35,30 @@ def test_verdicts_follow_the_runtime():
 
 def test_valid_model_needs_no_missing_kernel(good_model):
     assert "kernel.cpu-missing" not in codes(good_model)
+
+
+@pytest.mark.parametrize("name", ["test_attention_3d_causal_bf16", "test_castlike_FLOAT_to_FLOAT4E2M1",
+                                  "test_attention_3d_causal", "test_castlike_FLOAT_to_FLOAT16"])
+def test_ops_expanded_from_function_bodies_are_judged_with_the_body_dtypes(name, tmp_path):
+    """onnx's own node tests: the prediction must agree with a real session, and name the body
+    node the runtime names (a bfloat16 Attention fails on its body's Expand, not on Attention)."""
+    import re
+    import warnings
+
+    from onnx.backend.test.case.node import collect_testcases
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        found = [c for c in collect_testcases(None) if c.name == name]
+    if not found:
+        pytest.skip(f"onnx {onnx.__version__} has no node test {name}")
+    path = save(found[0].model, tmp_path / "m.onnx")
+    error = ort_error(path)
+    if "IR version" in error or "opset" in error:
+        pytest.skip(f"onnxruntime does not read this model's IR/opset: {error[:120]}")
+    report = run(path)
+    missing = next((f for f in report.findings if f.code == "kernel.cpu-missing"), None)
+    assert (missing is not None) == ("NOT_IMPLEMENTED" in error), (error, missing)
+    if missing is not None:
+        op = re.search(r"implementation for (\w+\(\d+\))", error).group(1)
+        assert op in missing.message and "function body" in missing.message
