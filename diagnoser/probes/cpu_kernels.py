@@ -2,7 +2,9 @@
 
 The registry alone overstates failures, so the verdict follows what the runtime does at load
 time: float16 nodes with only a float kernel run through Cast nodes it inserts, and ops defined
-as ONNX functions are expanded. Custom domains the registry does not know are the domains probe's.
+as ONNX functions are expanded (their bodies judged with the dtypes inference gives them). The
+registry also understates one failure: RNN/GRU/LSTM kernels are registered but refuse layout=1.
+Custom domains the registry does not know are the domains probe's.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import Any
 from diagnoser.report import Finding
 
 NAME = "cpu_kernels"
+_RECURRENT = frozenset({"RNN", "GRU", "LSTM"})
 
 
 def applies(ctx: Any) -> bool:
@@ -71,8 +74,22 @@ def run(ctx: Any) -> list[Finding]:
                                 f"onnxruntime {version} has no CPU kernel {why} for {sum(len(v) for v in missing[verdict].values())} node(s): {shown}; the session will fail with NOT_IMPLEMENTED",
                                 NAME, node=groups[0][1][0], details={"onnxruntime": version, "bfloat16": bf16,
                                                                      "missing": {k: v[:10] for k, v in groups[:20]}}))
+    findings += _batchwise(ctx, version)
     if cast:
         findings.append(Finding("kernel.cpu-via-cast", "info",
                                 f"{sum(cast.values())} float16 node(s) ({', '.join(sorted(cast))}) have only float32 CPU kernels: onnxruntime inserts Cast nodes around them (it loads, but runs in float32 with extra copies)",
                                 NAME, details={"ops": cast, "onnxruntime": version}))
     return findings
+
+
+def _batchwise(ctx: Any, version: str) -> list[Finding]:
+    """Recurrent nodes with layout=1: registered kernels whose constructors refuse that attribute."""
+    nodes = [n for grp in ctx.groups if grp.op in _RECURRENT and not grp.domain
+             for n in grp.nodes if any(a.name == "layout" and a.i == 1 for a in n.attribute)]
+    if not nodes:
+        return []
+    names = [n.name or f"<unnamed {n.op_type}>" for n in nodes]
+    ops = sorted({n.op_type for n in nodes})
+    return [Finding("kernel.cpu-rnn-batchwise", "error",
+                    f"{len(nodes)} {'/'.join(ops)} node(s) take batch-first inputs (layout=1, e.g. '{names[0]}'): onnxruntime {version}'s CPU kernels accept only layout=0, so creating the session fails; rewrite them as layout=0 between Transposes",
+                    NAME, node=names[0], details={"nodes": names[:20], "ops": ops, "onnxruntime": version})]

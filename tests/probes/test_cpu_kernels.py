@@ -62,3 +62,30 @@ def test_ops_expanded_from_function_bodies_are_judged_with_the_body_dtypes(name,
     if missing is not None:
         op = re.search(r"implementation for (\w+\(\d+\))", error).group(1)
         assert op in missing.message and "function body" in missing.message
+
+
+def _recurrent(op: str, layout: int) -> onnx.ModelProto:
+    import numpy as np
+    from onnx import numpy_helper
+
+    gates = {"LSTM": 4, "GRU": 3, "RNN": 1}[op]
+    w = numpy_helper.from_array(np.ones((1, gates * 8, 4), dtype=np.float32), "W")
+    r = numpy_helper.from_array(np.ones((1, gates * 8, 8), dtype=np.float32), "R")
+    x_shape = ["batch", 5, 4] if layout else [5, "batch", 4]
+    node = helper.make_node(op, ["X", "W", "R"], ["Y"], name=f"{op.lower()}0", hidden_size=8, layout=layout)
+    return model([node], [vi("X", onnx.TensorProto.FLOAT, x_shape)], [vi("Y", onnx.TensorProto.FLOAT, None)], [w, r], opset=14)
+
+
+@pytest.mark.parametrize("op", ["LSTM", "GRU", "RNN"])
+def test_batch_first_recurrent_nodes_are_refused_like_the_runtime_does(op, tmp_path):
+    path = save(_recurrent(op, layout=1), tmp_path / "m.onnx")
+    f = next(f for f in run(path).findings if f.code == "kernel.cpu-rnn-batchwise")
+    assert f.node == f"{op.lower()}0" and f.details["ops"] == [op]
+    assert "layout == 1" in ort_error(path)  # the registry alone would have said this loads
+
+
+@pytest.mark.parametrize("op", ["LSTM", "GRU"])
+def test_sequence_first_recurrent_nodes_load(op, tmp_path):
+    path = save(_recurrent(op, layout=0), tmp_path / "m.onnx")
+    assert "kernel.cpu-rnn-batchwise" not in codes(path)
+    assert ort_error(path) == ""
