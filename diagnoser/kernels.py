@@ -146,14 +146,13 @@ def body_dtypes(body: Any, input_dtypes: list[str | None], opset: int) -> dict[s
     from onnx import helper
 
     known = {name: d for name, d in zip(body.input, input_dtypes) if d}
-    inputs = [helper.make_tensor_value_info(n, _ELEM[known[n]], None) if n in known else helper.make_empty_tensor_value_info(n)
-              for n in body.input]
-    graph = helper.make_graph(list(body.node), "body", inputs, [helper.make_empty_tensor_value_info(o) for o in body.output])
-    imports = list(body.opset_import) or [helper.make_opsetid("", opset)]
-    model = helper.make_model(graph, opset_imports=imports)
     try:
+        inputs = [helper.make_tensor_value_info(n, _ELEM[known[n]], None) if n in known else helper.make_empty_tensor_value_info(n)
+                  for n in body.input]
+        graph = helper.make_graph(list(body.node), "body", inputs, [helper.make_empty_tensor_value_info(o) for o in body.output])
+        model = helper.make_model(graph, opset_imports=list(body.opset_import) or [helper.make_opsetid("", opset)])
         inferred = onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False)
-    except Exception:
+    except Exception:  # a body onnx cannot take as a graph: judge with what the caller knew
         return known
     from diagnoser.graphinfo import dtype_name
 

@@ -94,35 +94,58 @@ def _copy_fields(src: Any, dst: Any, skip: str) -> None:
             setattr(dst, fd.name, value)
 
 
+def _shape_like(t: Any) -> bool:
+    """Could shape inference need this tensor's values? Shapes, axes, pads and repeats are int64
+    or int32; the few float inputs it reads (Resize scales) have a handful of elements."""
+    import onnx
+
+    if t.data_type in (onnx.TensorProto.INT64, onnx.TensorProto.INT32):
+        return True
+    n = 1
+    for d in t.dims:
+        n *= d
+    return n <= 16
+
+
 def inline_small_external(light: Any, folder: Path, limit: int | None = None) -> int:
-    """Read the data of external tensors up to limit bytes (INLINE_LIMIT) into light, in place;
-    only files inside folder, only the bytes the tensor names. Returns how many were read in."""
+    """Read into light, in place, the data of external tensors shape inference may need: shape-like
+    ones (see _shape_like) of up to limit bytes (INLINE_LIMIT), only from files inside folder,
+    only the bytes each names, each file opened once. Returns how many were read in."""
     import onnx
 
     limit = INLINE_LIMIT if limit is None else limit
     done = 0
-    for t in external_tensors(light.graph):
-        entries = {e.key: e.value for e in t.external_data}
-        try:
-            offset = int(entries.get("offset") or 0)
-            length = int(entries["length"]) if entries.get("length") else expected_bytes(t)
-        except ValueError:
-            continue  # the external_data probe reports malformed entries
-        location = entries.get("location", "")
-        if length is None or length > limit or offset < 0 or location == LEFT_OUT:
-            continue
-        target = resolve(folder, location)
-        if target is None or not target.is_file():
-            continue
-        with target.open("rb") as fh:
+    handles: dict[Path, Any] = {}
+    try:
+        for t in external_tensors(light.graph):
+            if not _shape_like(t):
+                continue
+            entries = {e.key: e.value for e in t.external_data}
+            try:
+                offset = int(entries.get("offset") or 0)
+                length = int(entries["length"]) if entries.get("length") else expected_bytes(t)
+            except ValueError:
+                continue  # the external_data probe reports malformed entries
+            location = entries.get("location", "")
+            if length is None or length > limit or offset < 0 or location == LEFT_OUT:
+                continue
+            target = resolve(folder, location)
+            if target is None or not target.is_file():
+                continue
+            fh = handles.get(target)
+            if fh is None:
+                fh = handles[target] = target.open("rb")
             fh.seek(offset)
             data = fh.read(length)
-        if len(data) != length:
-            continue  # truncated: the external_data probe says so
-        t.data_location = onnx.TensorProto.DEFAULT
-        del t.external_data[:]
-        t.raw_data = data
-        done += 1
+            if len(data) != length:
+                continue  # truncated: the external_data probe says so
+            t.data_location = onnx.TensorProto.DEFAULT
+            del t.external_data[:]
+            t.raw_data = data
+            done += 1
+    finally:
+        for fh in handles.values():
+            fh.close()
     return done
 
 

@@ -86,11 +86,14 @@ def _all_external(tmp_path) -> onnx.ModelProto:
 def test_small_external_tensors_are_read_in_and_big_ones_are_not(tmp_path):
     m = _all_external(tmp_path)
     light, _ = weights.light_copy(m)
-    assert weights.inline_small_external(light, tmp_path, limit=64) == 2  # shape (16 B) and fc (32 B); w is 432 B
+    # shape (int64, 16 B) and fc (8 floats) may feed inference; w (108 floats) is a weight
+    assert weights.inline_small_external(light, tmp_path) == 2
     inline = {t.name: t for t in light.graph.initializer if t.data_location != onnx.TensorProto.EXTERNAL}
     assert set(inline) == {"shape", "fc"}
     assert list(numpy_helper.to_array(inline["shape"])) == [1, 4]
     assert all(t.data_location == onnx.TensorProto.EXTERNAL for t in m.graph.initializer)  # the original is untouched
+    light, _ = weights.light_copy(m)
+    assert weights.inline_small_external(light, tmp_path, limit=8) == 0  # over the size limit
 
 
 def test_nothing_is_read_in_from_outside_the_folder_or_past_the_file(tmp_path):
@@ -102,7 +105,8 @@ def test_nothing_is_read_in_from_outside_the_folder_or_past_the_file(tmp_path):
             if e.key == "offset" and t.name == "fc":
                 e.value = str(10**9)
     light, _ = weights.light_copy(m)
-    assert weights.inline_small_external(light, tmp_path) == 1  # only w, whose location and offset are sound
+    assert weights.inline_small_external(light, tmp_path) == 0
+    assert all(t.data_location == onnx.TensorProto.EXTERNAL for t in light.graph.initializer)
 
 
 def test_strict_inference_sees_through_external_shape_inputs(tmp_path):

@@ -4,10 +4,10 @@ the shape-inference half is the shape_inference probe, so a valid model is infer
 A model without external data is checked from the bytes the loader kept (nothing re-serialised).
 A model too big for its bytes to be kept is checked as a light copy without its big embedded
 weights, whose sizes are checked apart (diagnoser.weights). A model with external data is
-checked as a copy in which each external tensor is made an empty inline one: the checker would otherwise look for the data files relative to the working
-directory, and whether they exist, fit and stay inside the model's folder is the external_data
-probe's question. So the checker never touches a file, never changes directory, and is safe in
-threads.
+checked as a copy in which each external tensor is made an empty inline one: the checker would
+otherwise look for the data files relative to the working directory, and whether they exist,
+fit and stay inside the model's folder is the external_data probe's question. So the checker
+never touches a file, never changes directory, and is safe in threads.
 """
 from __future__ import annotations
 

@@ -66,8 +66,7 @@ def _mixed(ctx: Any) -> list[Finding]:
     for grp in ctx.groups:
         if len(grp.sig) < 2:
             continue
-        hit = next(((param, known) for param, dtypes in grp.bound.items()
-                    if not param.startswith(("tensor(", "seq(")) and len(known := sorted({d for d in dtypes if d})) > 1), None)
+        hit = _mixed_param(grp)
         if hit is None:
             continue
         param, known = hit
@@ -78,3 +77,12 @@ def _mixed(ctx: Any) -> list[Finding]:
         if len(out) >= 20:
             break
     return out
+
+
+def _mixed_param(grp: Any) -> tuple[str, list[str]] | None:
+    """The first type parameter the group binds two known dtypes to, with those dtypes."""
+    for param, dtypes in grp.bound.items():
+        known = sorted({d for d in dtypes if d})
+        if len(known) > 1 and not param.startswith(("tensor(", "seq(")):
+            return param, known
+    return None
