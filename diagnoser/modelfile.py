@@ -27,7 +27,7 @@ _KINDS = (
 _PROTO_FIRST_BYTES = (b"\x08", b"\x12", b"\x1a", b"\x22", b"\x2a", b"\x32", b"\x3a", b"\x42", b"\x72")
 
 
-RAW_KEEP = 64 * 2**20  # files up to this size keep their bytes: onnx's C++ checks take them without re-serialising
+RAW_KEEP = 64 * 2**20  # files up to this size may keep their bytes for onnx's C++ checks (see load)
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class LoadedModel:
     path: Path
     proto: Any  # onnx.ModelProto, graph only (external data not loaded)
     size: int
-    raw: bytes | None = None  # the file's bytes, for files up to RAW_KEEP (the proto, serialised)
+    raw: bytes | None = None  # the file's bytes (the proto, serialised) when the probes are better off with them
 
 
 def _fail(code: str, message: str) -> UserInputError:
@@ -102,4 +102,14 @@ def load(path: str | os.PathLike[str]) -> LoadedModel:
         raise UserInputError(f"cannot load {p}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
     if not proto.HasField("graph") or not proto.ir_version:
         raise _fail("file.no-graph", f"{p} parsed as protobuf but holds no ONNX graph (truncated, or not an ONNX model?)")
-    return LoadedModel(path=p, proto=proto, size=size, raw=raw if size <= RAW_KEEP else None)
+    return LoadedModel(path=p, proto=proto, size=size, raw=raw if _keep_bytes(proto, size) else None)
+
+
+def _keep_bytes(proto: Any, size: int) -> bool:
+    """Keep the file's bytes for onnx's checker and shape inference when the file is small and
+    mostly graph: they then take the bytes as they are. A file that is mostly embedded weights
+    is better served by a light copy without them (diagnoser.weights), which the bytes would
+    only double in memory."""
+    from diagnoser import weights
+
+    return size <= RAW_KEEP and weights.heavy_bytes(proto) * 4 < size

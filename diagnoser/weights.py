@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-LIGHT_LIMIT = 2**20  # larger embedded tensors are left out; shape inputs (Reshape, Slice, ...) are far smaller
+LIGHT_LIMIT = 64 * 2**10  # larger embedded tensors are left out; shape inputs (Reshape, Slice, ...) are far smaller
 LEFT_OUT = "(embedded weight left out by onnx-troubleshooter)"
 INLINE_LIMIT = 64 * 2**10  # external tensors up to this size are read into the light copy
 
@@ -149,6 +149,20 @@ def inline_small_external(light: Any, folder: Path, limit: int | None = None) ->
     return done
 
 
+def _left_out(t: Any, limit: int) -> bool:
+    """Would light_copy leave this initializer out? Sized from dims and type: ByteSize() or
+    len(raw_data) would copy the weight."""
+    import onnx
+
+    return t.data_location != onnx.TensorProto.EXTERNAL and t.HasField("raw_data") and (expected_bytes(t) or 0) > limit
+
+
+def heavy_bytes(proto: Any, limit: int | None = None) -> int:
+    """Bytes of the embedded weights light_copy would leave out."""
+    limit = LIGHT_LIMIT if limit is None else limit
+    return sum(expected_bytes(t) or 0 for t in proto.graph.initializer if _left_out(t, limit))
+
+
 def light_copy(proto: Any, limit: int | None = None) -> tuple[Any, list[Any]]:
     """(copy of the model whose embedded initializers over limit bytes (LIGHT_LIMIT) are external
     stand-ins, the original initializers left out). Only the graph's own initializers stored as
@@ -162,8 +176,7 @@ def light_copy(proto: Any, limit: int | None = None) -> tuple[Any, list[Any]]:
     external = onnx.TensorProto.EXTERNAL
     left_out = []
     for t in proto.graph.initializer:
-        # sized from dims and type: ByteSize() or len(raw_data) would copy the weight
-        if t.data_location != external and t.HasField("raw_data") and (expected_bytes(t) or 0) > limit:
+        if _left_out(t, limit):
             stand_in = light.graph.initializer.add()
             stand_in.name, stand_in.data_type = t.name, t.data_type
             stand_in.dims.extend(t.dims)

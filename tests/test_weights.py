@@ -115,3 +115,14 @@ def test_strict_inference_sees_through_external_shape_inputs(tmp_path):
     found = {f.code for f in report.findings}
     assert "shape.inference-error" not in found and "shape.missing" not in found
     assert "external-data.present" in found and "checker.invalid" not in found
+
+
+def test_the_file_bytes_are_kept_only_while_the_file_is_mostly_graph(tmp_path):
+    assert modelfile.load(save(good(), tmp_path / "good.onnx")).raw is not None
+    w = numpy_helper.from_array(np.ones((256, 256), dtype=np.float32), "w")  # 256 KiB: left out of the light copy
+    heavy = model([helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")], [vi("x", F, ["n", 256])], [vi("y", F, ["n", 256])], [w])
+    path = save(heavy, tmp_path / "heavy.onnx")
+    assert weights.heavy_bytes(heavy) == 256 * 256 * 4
+    assert modelfile.load(path).raw is None
+    found = {f.code for f in run(path).findings}
+    assert "dtype.census" in found and not found & {"checker.invalid", "shape.inference-error", "shape.missing"}
