@@ -54,23 +54,23 @@ def build(folder: Path, gib: float) -> Path:
     return path
 
 
-def build_embedded(folder: Path, mib: int) -> Path:
-    """A MatMul chain whose 64 MiB float32 weights are stored inside the .onnx file."""
+def build_embedded(folder: Path, mib: int, side: int = 4096) -> Path:
+    """A MatMul chain whose side x side float32 weights (64 MiB for 4096) are stored inside the .onnx file."""
     import numpy as np
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
     rng = np.random.default_rng(0)
     inits, nodes, cur = [], [], "x"
-    for i in range(max(1, mib // 64)):
-        inits.append(numpy_helper.from_array(rng.random((4096, 4096), dtype=np.float32), f"w{i}"))
+    for i in range(max(1, mib * 2**20 // (side * side * 4))):
+        inits.append(numpy_helper.from_array(rng.random((side, side), dtype=np.float32), f"w{i}"))
         nodes.append(helper.make_node("MatMul", [cur, f"w{i}"], [f"m{i}"], name=f"mm{i}"))
         cur = f"m{i}"
-    g = helper.make_graph(nodes, "embedded", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 4096])],
-                          [helper.make_tensor_value_info(cur, TensorProto.FLOAT, ["n", 4096])], inits)
+    g = helper.make_graph(nodes, "embedded", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", side])],
+                          [helper.make_tensor_value_info(cur, TensorProto.FLOAT, ["n", side])], inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
     m.ir_version = 8
-    path = folder / "embedded.onnx"
+    path = folder / f"embedded-{mib}-{side}.onnx"
     onnx.save(m, path)
     return path
 
@@ -90,9 +90,9 @@ def main() -> None:
                            ("diagnose --model M --probes static", [py, "-m", "diagnoser", "--model", str(path), "--probes", "static", "--json"])):
             measure(label, cmd)
         print(f"weights {weights / 2**20:.0f} MiB; the probes never read them (external data is checked by file size only)")
-        if args.embedded_mib:
-            path = build_embedded(Path(tmp), args.embedded_mib)
-            print(f"model: {path.stat().st_size / 2**20:.0f} MiB with its weights embedded")
+        for mib, side in ((args.embedded_mib, 4096), (60, 512)) if args.embedded_mib else ():
+            path = build_embedded(Path(tmp), mib, side)
+            print(f"model: {path.stat().st_size / 2**20:.0f} MiB with its weights embedded ({side}x{side} float32 each)")
             for label, cmd in (("baseline: onnx.load", [py, "-c", "import onnx, sys; onnx.load(sys.argv[1])", str(path)]),
                                ("onnx.load + check_model(full_check=True)", [py, "-c", "import onnx, sys; onnx.checker.check_model(onnx.load(sys.argv[1]), full_check=True)", str(path)]),
                                ("static probes", [py, "-c", PROBES, str(path)])):
