@@ -38,7 +38,7 @@ for line in sys.stdin:
     except Exception as exc:
         print(json.dumps({"path": path, "ok": False, "error": str(exc)[:600]}), flush=True)
 """
-LOAD_CODES = {"kernel.cpu-missing", "kernel.cpu-missing-op-version", "ir.newer-than-runtime", "opset.newer-than-runtime",
+LOAD_CODES = {"kernel.cpu-missing", "kernel.cpu-missing-op-version", "kernel.cpu-rnn-batchwise", "node.attribute-unknown-to-runtime", "ir.newer-than-runtime", "opset.newer-than-runtime",
               "checker.invalid", "domain.custom-op", "dtype.mixed-on-node", "shape.inference-error"}
 
 
@@ -88,10 +88,10 @@ def kind(rec: dict) -> str:
 def predicted(path: Path) -> set[str]:
     from diagnoser import modelfile
     from diagnoser.probes import (ProbeContext, checker, cpu_kernels, domains, dtypes, run_all,
-                                  shape_inference, versions)
+                                  runtime_schema, shape_inference, versions)
 
     ctx = ProbeContext(model=modelfile.load(path), mode="static")
-    return {f.code for f in run_all(ctx, (versions, checker, shape_inference, dtypes, cpu_kernels, domains))}
+    return {f.code for f in run_all(ctx, (versions, checker, shape_inference, dtypes, cpu_kernels, runtime_schema, domains))}
 
 
 def _gist(error: str) -> str:

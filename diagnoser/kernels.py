@@ -35,6 +35,25 @@ def registry() -> dict[tuple[str, str], tuple[KernelDef, ...]]:
     return {key: tuple(v) for key, v in table.items()}
 
 
+@lru_cache(maxsize=1)
+def runtime_schemas() -> dict[tuple[str, str], tuple[tuple[int, frozenset[str]], ...]]:
+    """(domain, op) -> (since_version, attribute names) per version in onnxruntime's own schema
+    copy, oldest first; empty when the build does not expose it (then nothing is judged)."""
+    table: dict[tuple[str, str], list[tuple[int, frozenset[str]]]] = {}
+    for domain, op, since, attrs in runtime.snapshot().schemas:
+        table.setdefault((domain, op), []).append((since, frozenset(attrs)))
+    return {k: tuple(sorted(v, key=lambda x: x[0])) for k, v in table.items()}
+
+
+def runtime_schema(domain: str, op: str, opset: int) -> tuple[int, frozenset[str]] | None:
+    """The version of op that onnxruntime's schema copy resolves at this opset, with its attributes."""
+    found = None
+    for since, attrs in runtime_schemas().get((domain, op), ()):
+        if since <= opset:
+            found = (since, attrs)
+    return found
+
+
 def ort_version() -> str:
     """The installed onnxruntime's version; raises ImportError when it cannot be imported."""
     rt = runtime.snapshot()

@@ -1,4 +1,5 @@
-"""What the installed onnxruntime is: its version, its providers and its kernel registry.
+"""What the installed onnxruntime is: its version, its providers, its kernel registry and its own
+copy of the operator schemas.
 
 `import onnxruntime` loads a native library of tens of MB and costs more than the static probes'
 own work on most models, yet the answer changes only when onnxruntime, numpy or Python change.
@@ -19,7 +20,7 @@ from typing import Any
 
 from diagnoser import diskcache
 
-SNAPSHOT_VERSION = 1  # bump when the cached fields change
+SNAPSHOT_VERSION = 2  # bump when the cached fields change
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,9 @@ class Runtime:
     kernels: tuple[tuple[str, str, str, int, int, dict[str, list[str]]], ...]  # provider, domain ("" = ai.onnx), op, first, last version, type constraints
     error: str | None  # "ImportError: ..." when `import onnxruntime` fails
     cached: bool  # read from the cache rather than from the runtime
+    # onnxruntime's own copy of the operator schemas (it bundles an onnx release of its own):
+    # domain ("" = ai.onnx), op, since_version, attribute names; empty when the build does not say
+    schemas: tuple[tuple[str, str, int, tuple[str, ...]], ...] = ()
 
 
 def fingerprint() -> str | None:
@@ -66,13 +70,19 @@ def _ask() -> Runtime:
     kernels = tuple((k.provider, "" if k.domain in ("", "ai.onnx") else k.domain, k.op_name,
                      int(k.version_range[0]), int(k.version_range[1]),
                      {t: list(v) for t, v in k.type_constraints.items()}) for k in defs)
-    return Runtime(version, providers, kernels, None, cached=False)
+    try:
+        schemas = tuple(("" if s.domain in ("", "ai.onnx") else s.domain, s.name, int(s.since_version), tuple(sorted(s.attributes)))
+                        for s in C.get_all_operator_schema())
+    except Exception:  # a build without the schema API: schema checks are skipped, never guessed
+        schemas = ()
+    return Runtime(version, providers, kernels, None, cached=False, schemas=schemas)
 
 
 def _from_cache(value: Any) -> Runtime | None:
     try:
         kernels = tuple((p, d, o, int(a), int(b), dict(t)) for p, d, o, a, b, t in value["kernels"])
-        return Runtime(str(value["version"]), tuple(value["providers"]), kernels, None, cached=True)
+        schemas = tuple((d, o, int(v), tuple(a)) for d, o, v, a in value["schemas"])
+        return Runtime(str(value["version"]), tuple(value["providers"]), kernels, None, cached=True, schemas=schemas)
     except (KeyError, TypeError, ValueError):
         return None  # a damaged cache file: ask again
 
@@ -89,5 +99,6 @@ def snapshot(live: bool = False) -> Runtime:
                 return rt
     rt = _ask()
     if key and rt.error is None:
-        diskcache.store("runtime", key, {"version": rt.version, "providers": list(rt.providers), "kernels": [list(k) for k in rt.kernels]})
+        diskcache.store("runtime", key, {"version": rt.version, "providers": list(rt.providers), "kernels": [list(k) for k in rt.kernels],
+                                         "schemas": [[d, o, v, list(a)] for d, o, v, a in rt.schemas]})
     return rt

@@ -72,11 +72,11 @@ class ProbeContext:
 def registered() -> tuple[ModuleType, ...]:
     from diagnoser.probes import (
         checker, cpu_kernels, dml_npu, domains, dtypes, environment, external_data, model_size,
-        node_types, providers, session, shape_inference, training_mode, versions,
+        node_types, providers, runtime_schema, session, shape_inference, training_mode, versions,
     )
 
     return (environment, external_data, model_size, versions, checker, shape_inference, dtypes,
-            node_types, cpu_kernels, training_mode, domains, providers, dml_npu, session)
+            node_types, cpu_kernels, runtime_schema, training_mode, domains, providers, dml_npu, session)
 
 
 def static() -> tuple[ModuleType, ...]:
