@@ -8,6 +8,8 @@ from tests.fixtures.build_broken_models import F, model, save, vi
 from tests.probes.conftest import codes, run
 
 torch = pytest.importorskip("torch")
+# the exports below are the legacy exporter with training=TRAINING, as users run it; torch warns about both
+pytestmark = pytest.mark.filterwarnings("ignore")
 
 
 def _export(tmp_path, train: bool):
