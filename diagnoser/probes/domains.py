@@ -36,9 +36,9 @@ def run(ctx: Any) -> list[Finding]:
             continue
         if d in known_domains and (d, grp.op) in registry:
             contrib[f"{d}.{grp.op}"] += len(grp.nodes)
-        elif (d.startswith("ai.onnx.preview") and grp.schema is not None and (d, grp.op) in runtime_ops
+        elif (d.startswith("ai.onnx.preview") and grp.schema is not None and (not runtime_ops or (d, grp.op) in runtime_ops)
               and (grp.schema.has_function or grp.schema.has_context_dependent_function)):
-            continue  # onnxruntime knows the op and expands it from its function body
+            continue  # onnxruntime knows the op (or does not say) and expands it from its function body
         else:
             custom[f"{d}.{grp.op}"] += len(grp.nodes)
     findings = []
