@@ -212,9 +212,15 @@ def expanded_verdict(schema: Any, node: Any, opset: int, input_dtypes: list[str 
         if v == "function":
             v, what = expanded_verdict(s, inner, body_opset, [known.get(n) for n in inner.input], depth + 1)
         if v.startswith("missing"):
-            types = ", ".join(f"{p}={'/'.join(sorted({d for d in ds if d}))}" for p, ds in bound.items() if any(ds) and not p.startswith("tensor("))
-            return v, what or f"{inner.op_type}({s.since_version})" + (f" with {types}" if types else "")
+            return v, what or op_text(inner.op_type, s.since_version, bound)
     return "function", None
+
+
+def op_text(op: str, since: int | None, bound: dict[str, tuple[str | None, ...]], domain: str = "") -> str:
+    """`Expand(13) with T=bfloat16`, as onnxruntime names a node in NOT_IMPLEMENTED, with the
+    dtypes bound to each type parameter (parameters with no known dtype left out)."""
+    types = ", ".join(f"{p}={'/'.join(sorted({d for d in ds if d}))}" for p, ds in bound.items() if any(ds) and not p.startswith("tensor("))
+    return f"{domain + '.' if domain else ''}{op}({since})" + (f" with {types}" if types else "")
 
 
 def _elem_table() -> dict[str, int]:

@@ -44,10 +44,10 @@ def verdicts(ctx: Any) -> list[tuple[Any, str, str | None]]:
 
 
 def _sig(grp: Any, inner: str | None = None) -> str:
-    types = ", ".join(f"{p}={'/'.join(sorted({d for d in ds if d}))}" for p, ds in grp.bound.items() if not p.startswith("tensor("))
-    dom = f"{grp.domain}." if grp.domain else ""
+    from diagnoser.kernels import op_text
+
     body = f" (expanded from its function body: {inner} has no kernel)" if inner else ""
-    return f"{dom}{grp.op}({grp.since})" + (f" with {types}" if types else "") + body
+    return op_text(grp.op, grp.since, grp.bound, grp.domain) + body
 
 
 def run(ctx: Any) -> list[Finding]:
