@@ -33,6 +33,7 @@ SECTIONS = (
     ("quant", "Quantization and precision", "量化与精度"),
     ("precision", "Quantization and precision", "量化与精度"),
     ("env", "Environment", "环境"),
+    ("web", "Web and JavaScript", "Web 与 JavaScript"),
 )
 
 LABELS: dict[str, dict[str, str]] = {
