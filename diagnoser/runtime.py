@@ -20,7 +20,7 @@ from typing import Any
 
 from diagnoser import diskcache
 
-SNAPSHOT_VERSION = 2  # bump when the cached fields change
+SNAPSHOT_VERSION = 3  # bump when the cached fields change
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,10 @@ class Runtime:
     # onnxruntime's own copy of the operator schemas (it bundles an onnx release of its own):
     # domain ("" = ai.onnx), op, since_version, attribute names; empty when the build does not say
     schemas: tuple[tuple[str, str, int, tuple[str, ...]], ...] = ()
+    # the newest IR version and ai.onnx opset this runtime loads, as its own refusals state them
+    # (None when its message did not say, e.g. with ALLOW_RELEASED_ONNX_OPSET_ONLY=0)
+    max_ir: int | None = None
+    max_opset: int | None = None
 
 
 def fingerprint() -> str | None:
@@ -75,14 +79,48 @@ def _ask() -> Runtime:
                         for s in C.get_all_operator_schema())
     except Exception:  # a build without the schema API: schema checks are skipped, never guessed
         schemas = ()
-    return Runtime(version, providers, kernels, None, cached=False, schemas=schemas)
+    max_ir, max_opset = _measure_limits(onnxruntime)
+    return Runtime(version, providers, kernels, None, cached=False, schemas=schemas, max_ir=max_ir, max_opset=max_opset)
+
+
+_LIMITS = (("ir", r"max supported IR version: (\d+)"), ("opset", r"official support for domain ai\.onnx is till opset (\d+)"))
+
+
+def _measure_limits(onnxruntime: Any) -> tuple[int | None, int | None]:
+    """Ask the runtime which IR version and ai.onnx opset it reads, by handing it a one-node model
+    stamped with a version no release reads: the refusal names the runtime's maximum. This is what
+    the installed runtime really does, so it outranks any table (a release newer than the table,
+    a nightly, a custom build)."""
+    import re
+
+    out: dict[str, int | None] = {}
+    for key, pattern in _LIMITS:
+        ir, opset = (1000, 7) if key == "ir" else (7, 1000)
+        try:
+            onnxruntime.InferenceSession(_tiny_model(ir, opset), providers=["CPUExecutionProvider"])
+            out[key] = None  # accepted a stamp no release reads: nothing to learn
+        except Exception as exc:
+            m = re.search(pattern, str(exc))
+            out[key] = int(m.group(1)) if m else None
+    return out["ir"], out["opset"]
+
+
+def _tiny_model(ir: int, opset: int) -> bytes:
+    """Identity(float[1]) with the given stamps (built only when the snapshot is taken, once per install)."""
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=ir).SerializeToString()
 
 
 def _from_cache(value: Any) -> Runtime | None:
     try:
         kernels = tuple((p, d, o, int(a), int(b), dict(t)) for p, d, o, a, b, t in value["kernels"])
         schemas = tuple((d, o, int(v), tuple(a)) for d, o, v, a in value["schemas"])
-        return Runtime(str(value["version"]), tuple(value["providers"]), kernels, None, cached=True, schemas=schemas)
+        return Runtime(str(value["version"]), tuple(value["providers"]), kernels, None, cached=True, schemas=schemas,
+                       max_ir=value["max_ir"], max_opset=value["max_opset"])
     except (KeyError, TypeError, ValueError):
         return None  # a damaged cache file: ask again
 
@@ -100,5 +138,6 @@ def snapshot(live: bool = False) -> Runtime:
     rt = _ask()
     if key and rt.error is None:
         diskcache.store("runtime", key, {"version": rt.version, "providers": list(rt.providers), "kernels": [list(k) for k in rt.kernels],
-                                         "schemas": [[d, o, v, list(a)] for d, o, v, a in rt.schemas]})
+                                         "schemas": [[d, o, v, list(a)] for d, o, v, a in rt.schemas],
+                                         "max_ir": rt.max_ir, "max_opset": rt.max_opset})
     return rt

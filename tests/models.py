@@ -1,6 +1,7 @@
 """Small real models built on the fly for tests (no binary fixtures to go stale)."""
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 import onnx
@@ -21,6 +22,33 @@ def add_model(a_type: int, b_type: int, *, name: str = NODE, opset: int = 14, b_
         inputs.append(helper.make_tensor_value_info("bias", b_type, [4]))
     graph = helper.make_graph([node], "add", inputs, [helper.make_tensor_value_info("out", a_type, [1, 4])], inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
+
+
+@lru_cache(maxsize=1)
+def runtime_limits() -> tuple[int, int]:
+    """(newest IR version, newest ai.onnx opset) the installed onnxruntime loads, found by loading
+    one-node models at rising stamps until it refuses: so no test hard-codes what "too new" means,
+    and the same tests hold on every release. Independent of the code under test."""
+    import onnxruntime as ort
+
+    def loads(ir: int, opset: int) -> bool:
+        graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "g",
+                                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=ir)
+        try:
+            ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+            return True
+        except Exception:
+            return False
+
+    ir = 7
+    while loads(ir + 1, 7):
+        ir += 1
+    opset = 7
+    while loads(7, opset + 1):
+        opset += 1
+    return ir, opset
 
 
 def save(model: onnx.ModelProto, path: Path) -> Path:

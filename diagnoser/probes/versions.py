@@ -1,50 +1,19 @@
 """IR and opset versions against the installed onnx, the installed onnxruntime and a target runtime.
 
-Limits come from diagnoser/data/versions.yaml; an installed runtime missing from the table is
-asked directly (in a subprocess, with a tiny model) rather than guessed.
+The installed runtime is judged by what it really loads: the runtime snapshot (diagnoser/runtime.py)
+holds the newest IR version and opset its own refusals name. A target named with --ort-version is
+judged by diagnoser/data/versions.yaml, rows measured on real wheels: an exact row, else the newest
+row below it (named in the finding); a release past the newest row is said to be past the data,
+never predicted.
 """
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from functools import lru_cache
 from typing import Any
 
-from diagnoser.datafiles import row_for, table
+from diagnoser.datafiles import parse_version, row_for, table
 from diagnoser.report import Finding
 
 NAME = "versions"
-
-_MEASURE = r"""
-import json, re, sys
-import onnx, onnxruntime as ort
-from onnx import helper
-ir, op = int(sys.argv[1]), int(sys.argv[2])
-def tiny(ir, op):
-    g = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "g",
-                          [helper.make_tensor_value_info("x", 1, [1])], [helper.make_tensor_value_info("y", 1, [1])])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", op)]); m.ir_version = ir
-    return m.SerializeToString()
-out = {}
-for key, args, pat in (("ir", (ir, 7), r"max supported IR version: (\d+)"), ("opset", (8, op), r"till opset (\d+)")):
-    try:
-        ort.InferenceSession(tiny(*args), providers=["CPUExecutionProvider"])
-    except Exception as exc:
-        m = re.search(pat, str(exc))
-        out[key] = int(m.group(1)) if m else None
-print(json.dumps(out))
-"""
-
-
-@lru_cache(maxsize=8)
-def measured_runtime_limits(ir: int, opset: int) -> dict[str, int | None]:
-    """Ask the installed onnxruntime whether it loads this IR and opset; {} keys absent mean yes."""
-    try:
-        cp = subprocess.run([sys.executable, "-c", _MEASURE, str(ir), str(opset)], capture_output=True, text=True, timeout=60)
-        return json.loads(cp.stdout.strip().splitlines()[-1])
-    except Exception:
-        return {}
 
 
 def applies(ctx: Any) -> bool:
@@ -69,35 +38,53 @@ def run(ctx: Any) -> list[Finding]:
                                 NAME, details=details))
     from diagnoser import runtime
 
-    installed = runtime.snapshot().version  # None when broken: the environment probe reports that
-    if installed:
-        findings += _against(installed, ir, opset, "runtime", measure=True)
+    rt = runtime.snapshot()  # version None when broken: the environment probe reports that
+    if rt.version:
+        findings += _against_installed(rt, ir, opset)
     if ctx.ort_target:
-        findings += _against(ctx.ort_target, ir, opset, "target", measure=False)
+        findings += _against_target(ctx.ort_target, rt, ir, opset)
     return findings
 
 
-def _against(release: str, ir: int, opset: int | None, which: str, measure: bool) -> list[Finding]:
+def _against_installed(rt: Any, ir: int, opset: int | None) -> list[Finding]:
+    """The installed runtime's own measured limits win; the table only fills what it did not say."""
+    row = row_for("onnxruntime", rt.version)
+    max_ir = rt.max_ir if rt.max_ir is not None else (row[1]["ir"] if row else None)
+    max_op = rt.max_opset if rt.max_opset is not None else (row[1]["opset"] if row else None)
+    measured = rt.max_ir is not None and rt.max_opset is not None
+    basis = "" if measured or row is None else f"(version table row {row[0]})"
+    return _limits(ir, opset, max_ir, max_op, f"onnxruntime {rt.version}", "runtime", rt.version, basis)
+
+
+def _against_target(release: str, rt: Any, ir: int, opset: int | None) -> list[Finding]:
+    want = parse_version(release)[:2]
+    if rt.version and parse_version(rt.version)[:2] == want and rt.max_ir is not None and rt.max_opset is not None:
+        basis = f"(measured on the installed onnxruntime {rt.version})"
+        return _limits(ir, opset, rt.max_ir, rt.max_opset, f"onnxruntime {release} (--ort-version)", "target", release, basis)
+    newest = max(table("versions")["onnxruntime"], key=parse_version)
+    if want > parse_version(newest)[:2]:
+        return [Finding("version.past-table", "info",
+                        f"onnxruntime {release} is newer than the newest release in the version table ({newest}): "
+                        f"its IR and opset limits are not predicted; check with that release itself", NAME,
+                        details={"onnxruntime": release, "newest_row": newest})]
     row = row_for("onnxruntime", release)
     if row is None:
         return [Finding("version.unknown-runtime", "info", f"no version table row for onnxruntime {release}", NAME)]
     key, limits = row
-    max_ir, max_op = limits["ir"], limits["opset"]
-    exact = key == ".".join(release.split(".")[:2])
-    if measure and not exact and (ir > max_ir or (opset or 0) > max_op):
-        got = measured_runtime_limits(ir, opset or 7)
-        max_ir = got.get("ir") or max(ir, max_ir)
-        max_op = got.get("opset") or max(opset or 0, max_op)
-        key = release
-    who = f"onnxruntime {release}" + ("" if which == "runtime" else " (--ort-version)")
-    basis = f"(table row {key})" if key != release else ""
+    basis = "" if parse_version(key)[:2] == want else f"(judged by the version table row {key}, the newest below it)"
+    return _limits(ir, opset, limits["ir"], limits["opset"], f"onnxruntime {release} (--ort-version)", "target", release, basis)
+
+
+def _limits(ir: int, opset: int | None, max_ir: int | None, max_op: int | None, who: str, which: str,
+            release: str, basis: str) -> list[Finding]:
     out = []
-    if ir > max_ir:
+    basis = f" {basis}" if basis else ""
+    if max_ir is not None and ir > max_ir:
         out.append(Finding(f"ir.newer-than-{which}", "error",
-                           f"the model's IR version {ir} is newer than {who} reads (at most IR {max_ir}) {basis}: re-export with an older exporter, set model.ir_version, or upgrade onnxruntime".replace("  ", " "),
+                           f"the model's IR version {ir} is newer than {who} reads (at most IR {max_ir}){basis}: re-export with an older exporter, set model.ir_version, or upgrade onnxruntime",
                            NAME, details={"ir_version": ir, "max_ir_version": max_ir, "onnxruntime": release}))
-    if opset is not None and opset > max_op:
+    if opset is not None and max_op is not None and opset > max_op:
         out.append(Finding(f"opset.newer-than-{which}", "error",
-                           f"the model's ai.onnx opset {opset} is newer than {who} supports (at most {max_op}) {basis}: export with opset_version={max_op} or upgrade onnxruntime".replace("  ", " "),
+                           f"the model's ai.onnx opset {opset} is newer than {who} supports (at most {max_op}){basis}: export with opset_version={max_op} or upgrade onnxruntime",
                            NAME, details={"opset": opset, "max_opset": max_op, "onnxruntime": release}))
     return out

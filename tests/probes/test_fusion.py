@@ -21,7 +21,9 @@ def test_mixed_model_turns_text_toward_ot0002(case):
 
 def test_model_alone_predicts(case):
     assert diagnose(model=case("mixed-dtypes"), probes="static").diagnoses[0].id == "OT0002"
-    assert diagnose(model=case("ir-too-new"), probes="static").diagnoses[0].id == "OT0200"
+    assert diagnose(model=case("ir-newer-than-target"), probes="static", ort_version="1.14").diagnoses[0].id == "OT0200"
+    # one IR past the installed runtime may also be past the installed onnx (OT0153): both are said
+    assert "OT0200" in {d.id for d in diagnose(model=case("ir-too-new"), probes="static").diagnoses}
     assert diagnose(model=case("external-missing"), probes="static").diagnoses[0].id == "OT0159"
 
 
