@@ -45,8 +45,8 @@ class Diagnosis:
     fixes: tuple[str, ...]
     fixes_zh: tuple[str, ...]
     distinguish: str | None
-    doc: str
-    doc_zh: str
+    doc: str | None  # the entry's page (built locally or at ONNX_KB_DOCS_URL); None: `explain` says how to read it
+    doc_zh: str | None
     explain: str
 
 

@@ -126,17 +126,17 @@ def docs_group() -> None:
 @docs_group.command("build")
 @click.option("--check", is_flag=True, help="Only check that the committed pages are up to date; exit 1 if stale.")
 @click.option("--pages-only", is_flag=True, help="Write the Markdown pages but skip `mkdocs build`.")
-@click.option("--project", metavar="DIR", hidden=True, help="Checkout holding mkdocs.yml (default: this one).")
+@click.option("--dir", "project", metavar="DIR", help="Build in this folder (default: the checkout, or ~/.cache/onnx-troubleshooter/docs for an installed package).")
 @click.option("--root", metavar="DIR", hidden=True)
 def docs_build_cmd(check: bool, pages_only: bool, project: str | None, root: str | None) -> None:
     """Render every entry, FAQ question and finding code into docs/, then build site/ (mkdocs --strict)."""
     import time
 
-    from kb.paths import project_root
+    from kb.paths import docs_project
     from kb.site import SiteError, generate, mkdocs_build
 
     start = time.perf_counter()
-    proj = Path(project) if project else project_root()
+    proj = docs_project(Path(project) if project else None)
     result = generate(proj, _db(root), _faq(root), check=check)
     if check:
         for line in result.stale:
@@ -146,7 +146,7 @@ def docs_build_cmd(check: bool, pages_only: bool, project: str | None, root: str
             sys.exit(1)
         click.echo("kb docs build --check: generated pages are up to date", err=True)
         return
-    click.echo(f"kb docs build: {result.written} page(s) written, {result.removed} removed", err=True)
+    click.echo(f"kb docs build: {result.written} page(s) written in {proj / 'docs'}, {result.removed} removed", err=True)
     if pages_only:
         return
     try:
@@ -154,19 +154,19 @@ def docs_build_cmd(check: bool, pages_only: bool, project: str | None, root: str
     except SiteError as exc:
         click.echo(f"kb: error: {exc}", err=True)
         sys.exit(1)
-    click.echo(f"kb docs build: site built in {proj / 'site'} ({time.perf_counter() - start:.1f}s)", err=True)
+    click.echo(f"kb docs build: site built in {proj / 'site'} ({time.perf_counter() - start:.1f}s); `kb docs serve` serves it", err=True)
 
 
 @docs_group.command("serve")
 @click.option("--port", type=int, default=8000, show_default=True)
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--project", metavar="DIR", hidden=True)
+@click.option("--dir", "project", metavar="DIR", help="The folder given to `kb docs build --dir` (default: where it builds by default).")
 def docs_serve_cmd(port: int, host: str, project: str | None) -> None:
     """Serve the built site (both languages) locally; build it first with `kb docs build`."""
-    from kb.paths import project_root
+    from kb.paths import docs_project
     from kb.site import SiteError, serve
 
-    proj = Path(project) if project else project_root()
+    proj = docs_project(Path(project) if project else None)
     try:
         server = serve(proj / "site", host, port, quiet=False)
     except (SiteError, OSError) as exc:

@@ -16,7 +16,8 @@ def _diagnosis(d: Diagnosis, lang: str) -> list[str]:
     out.extend(f"- {'+' if ev.effect > 0 else '-'} {ev.kind}: {ev.detail}" for ev in d.evidence)
     fixes = d.fixes_zh if lang == "zh" else d.fixes
     out += ["", "**Fix:**", ""] + [f"{i}. {fix}" for i, fix in enumerate(fixes, 1)]
-    out += ["", f"Read more: [{d.id}]({d.doc_zh if lang == 'zh' else d.doc})", ""]
+    doc = d.doc_zh if lang == "zh" else d.doc
+    out += ["", f"Read more: [{d.id}]({doc})" if doc else f"Read more: `{d.explain}`", ""]
     return out
 
 

@@ -39,7 +39,9 @@ def _diagnosis(d: Diagnosis, n: int, paint: _Paint, lang: str, width: int) -> li
     fixes = d.fixes_zh if lang == "zh" else d.fixes
     for fix in fixes:
         out += _wrap(fix, "     ", width) if len(fixes) == 1 else _wrap(fix, "     - ", width, hang="       ")
-    out.append("   " + paint("read: ", "dim") + paint(d.doc_zh if lang == "zh" else d.doc, "cyan") + paint(f"  (or: {d.explain})", "dim"))
+    doc = d.doc_zh if lang == "zh" else d.doc
+    read = paint(doc, "cyan") + paint(f"  (or: {d.explain})", "dim") if doc else paint(d.explain, "cyan")
+    out.append("   " + paint("read: ", "dim") + read)
     return out
 
 
