@@ -62,14 +62,8 @@ def _fields(doc, db: Database) -> dict[str, str]:
 @lru_cache(maxsize=4)
 def _thesaurus(root: Path) -> dict[str, frozenset[str]]:
     """token -> the tokens of every word in its groups (itself excluded)."""
-    path = root / TERMS_FILE
-    if not path.is_file():
-        return {}
-    import yaml
-
-    groups = yaml.safe_load(path.read_text(encoding="utf-8")) or []
     out: dict[str, set[str]] = {}
-    for group in groups:
+    for group in _groups(root):
         words = [str(w) for w in group]
         for w in words:
             key = _key(w)
@@ -97,6 +91,37 @@ def _query_weights(query: str, thesaurus: dict[str, frozenset[str]]) -> dict[str
         for t in thesaurus.get(key, ()):
             weights.setdefault(t, SYNONYM_WEIGHT)
     return weights
+
+
+def related_terms(db: Database, doc) -> list[str]:
+    """The thesaurus words that belong with an entry: every word of each group one of whose
+    words its title, summary or category title uses. The site indexes them as the page's
+    (hidden) tags, so a search in either language finds the page."""
+    fields = _fields(doc, db)
+    text = "\n".join(fields[name] for name in _PHRASE_FIELDS).lower()
+    have = set(tokens(text))
+    out: list[str] = []
+    for group in _groups(Path(db.root)):
+        if any((w.lower() in text) if (" " in w or _CJK.search(w)) else (_key(w) in have) for w in group):
+            # one-word terms only: the site's index splits a phrase into words, and its common
+            # words ("failed", "of") would then match everything at a tag's high weight
+            out.extend(w for w in group if w not in out and " " not in w)
+    return out
+
+
+def chinese_words(db: Database) -> list[str]:
+    """The thesaurus' Chinese words, for the site's segmenter (jieba) to keep whole."""
+    return sorted({w for group in _groups(Path(db.root)) for w in group if _CJK.fullmatch(w)})
+
+
+@lru_cache(maxsize=4)
+def _groups(root: Path) -> tuple[tuple[str, ...], ...]:
+    path = root / TERMS_FILE
+    if not path.is_file():
+        return ()
+    import yaml
+
+    return tuple(tuple(str(w) for w in g) for g in yaml.safe_load(path.read_text(encoding="utf-8")) or [])
 
 
 def search(db: Database, query: str, limit: int = 10) -> list[Hit]:
