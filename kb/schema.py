@@ -163,7 +163,7 @@ class FaqQuestion(_Strict):
     question_zh: str = Field(min_length=4, max_length=300)
     answer_zh: str = Field(min_length=40)
     related: tuple[str, ...] = Field(min_length=1, description="Entry IDs or category names the answer explains.")
-    source: str | None = Field(None, description="Where the question comes from, e.g. 'interview article Q46'.")
+    source: str | None = Field(None, description="Where the question comes from, e.g. 'interview question Q46'.")
 
 
 class FaqDocument(_Strict):

@@ -46,7 +46,7 @@ def test_at_least_40_questions_over_every_topic():
 
 def test_every_article_question_46_to_58_is_answered():
     sources = [d.question.source or "" for d in FAQ.questions.values()]
-    found = {int(m.group(1)) for s in sources for m in [re.search(r"interview article Q(\d+)", s)] if m}
+    found = {int(m.group(1)) for s in sources for m in [re.search(r"interview question Q(\d+)", s)] if m}
     assert found == set(range(46, 59))
 
 
