@@ -1,6 +1,7 @@
 """Diagnose ONNX export and ONNX Runtime errors against the knowledge base.
 
-Public API: `diagnose(text=..., model=..., providers=...) -> Report`.
+Public API: `diagnose(text=..., model=..., providers=...) -> Report`; `fix(...)` also repairs a
+copy of the model and returns the Report with its `fixes`.
 
 Names are imported on first use (PEP 562), so `diagnoser.probes` or `diagnoser.modelfile` can be
 used without loading the knowledge base and its schema library.
@@ -9,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["SCHEMA_VERSION", "Diagnosis", "Evidence", "Finding", "Report", "UserInputError", "diagnose"]
-_WHERE = {"diagnose": "diagnoser.api", "UserInputError": "diagnoser.errors", "SCHEMA_VERSION": "diagnoser.report",
+__all__ = ["SCHEMA_VERSION", "Diagnosis", "Evidence", "Finding", "Report", "UserInputError", "diagnose", "fix"]
+_WHERE = {"diagnose": "diagnoser.api", "fix": "diagnoser.api", "UserInputError": "diagnoser.errors", "SCHEMA_VERSION": "diagnoser.report",
           "Diagnosis": "diagnoser.report", "Evidence": "diagnoser.report", "Finding": "diagnoser.report", "Report": "diagnoser.report"}
 
 

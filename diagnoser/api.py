@@ -159,3 +159,61 @@ def _moved(before: list[Candidate], after: list[Candidate]) -> list[str]:
         if was >= CANDIDATE_THRESHOLD and cid not in {c.id for c in after}:
             notes.append(f"model evidence ruled out {cid} (was {was:.0%})")
     return notes
+
+
+def fix(
+    text: str | None = None,
+    model: str | os.PathLike[str] | None = None,
+    output: str | os.PathLike[str] | None = None,
+    providers: Iterable[str] | None = None,
+    *,
+    unsafe: bool = False,
+    remedies: Iterable[str] | None = None,
+    ort_version: str | None = None,
+    shapes: Mapping[str, Iterable[int]] | None = None,
+    probes: str = "all",
+    keep_io_types: bool = True,
+    fp16_block: Iterable[str] = (),
+    index: Index | None = None,
+    binary: bool = False,
+    session_timeout: float = 120.0,
+    session_memory_mb: int | None = None,
+) -> Report:
+    """Diagnose, then apply the remedies the diagnosed entries name (or `remedies`, by name) to a
+    copy of the model, verify each, and write the result to `output` (default: m.fixed.onnx beside
+    the input; never the input). The Report's `fixes` says what was done and how it was checked."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from diagnoser import modelfile
+    from diagnoser.remedies import FixContext, by_name, engine
+    from diagnoser.remedies.declared import declared_remedies, target_limits
+
+    if model is None:
+        raise UserInputError("--fix needs the model: give --model M.onnx")
+    report = diagnose(text=text, model=model, providers=providers, index=index, binary=binary, ort_version=ort_version,
+                      probes=probes, shapes=shapes, session_timeout=session_timeout, session_memory_mb=session_memory_mb)
+    src = Path(model)
+    loaded = modelfile.load(src)
+    known = by_name()
+    if remedies is not None:
+        wanted = {r: () for r in remedies}
+        unknown = [r for r in wanted if r not in known]
+        if unknown:
+            raise UserInputError(f"unknown remedy {', '.join(unknown)}; known: {', '.join(known)}")
+    else:
+        wanted = declared_remedies(tuple(d.id for d in report.diagnoses))
+    hostile = [f for f in report.findings if f.code == "external-data.escapes-folder"]
+    if hostile:
+        raise UserInputError(f"refused to fix {src.name}: {hostile[0].message}", code=hostile[0].code)
+    ext = next((f for f in report.findings if f.code == "external-data.present"), None)
+    out = Path(output) if output is not None else engine.default_output(src)
+    engine.check_output(src, out, external=bool(ext or any(f.code.startswith("external-data.") for f in report.findings)))
+    max_ir, max_opset = target_limits(ort_version)
+    ctx = FixContext(path=src, findings=report.findings, ort_target=ort_version, max_opset=max_opset, max_ir=max_ir,
+                     providers=tuple(p for p in (providers or ()) if p),
+                     shapes={k: tuple(int(d) for d in v) for k, v in (shapes or {}).items()},
+                     keep_io_types=keep_io_types, fp16_block=tuple(fp16_block))
+    outcome = engine.run(src, loaded.proto, ctx, wanted, out, unsafe=unsafe, timeout=session_timeout, memory_mb=session_memory_mb,
+                         weights_bytes=int(ext.details.get("bytes", 0)) if ext else 0)
+    return replace(report, fixes=outcome)

@@ -87,8 +87,11 @@ def _parse_shapes(specs: tuple[str, ...]) -> dict[str, list[int]]:
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report (a stable contract, see schema_version).")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print Markdown, ready to paste into a bug report.")
 @click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True, help="Language of titles, summaries and fixes.")
+@click.option("--fix", "do_fix", is_flag=True, help="Repair a copy of the model with the remedies the diagnoses name, verify it, write it.")
+@click.option("-o", "--output", "output", metavar="FIXED.onnx", help="Where --fix writes (default: M.fixed.onnx beside the model).")
+@click.option("--unsafe-fixes", "unsafe", is_flag=True, help="With --fix, also apply remedies graded 'review'.")
 @click.option("--color/--no-color", default=None, help="Colour the terminal report (default: when stdout is a terminal).")
-def command(text, log, model, providers, env, ort_version, probes, shapes, as_json, as_markdown, lang, color) -> None:
+def command(text, log, model, providers, env, ort_version, probes, shapes, as_json, as_markdown, lang, do_fix, output, unsafe, color) -> None:
     """Diagnose an ONNX / ONNX Runtime error: TEXT is the error ('-' reads stdin)."""
     if as_json and as_markdown:
         _fail("choose one of --json and --markdown")
@@ -99,12 +102,20 @@ def command(text, log, model, providers, env, ort_version, probes, shapes, as_js
     if ort_version is not None and not re.fullmatch(r"\d+\.\d+(\.\d+)?", ort_version):
         _fail(f"--ort-version wants a release like 1.17 or 1.17.3, not {ort_version!r}")
     parsed = _parse_shapes(shapes)
-    from diagnoser.api import diagnose
+    if (output or unsafe) and not do_fix:
+        _fail("-o and --unsafe-fixes go with --fix")
+    if do_fix and model is None:
+        _fail("--fix needs the model: give --model M.onnx")
+    from diagnoser.api import diagnose, fix
     from diagnoser.errors import UserInputError
 
     try:
-        report = diagnose(text=body, model=model, providers=provs, binary=binary, env=env,
-                          ort_version=ort_version, probes=probes, shapes=parsed)
+        if do_fix:
+            report = fix(text=body, model=model, output=output, providers=provs, binary=binary, unsafe=unsafe,
+                         ort_version=ort_version, probes=probes, shapes=parsed)
+        else:
+            report = diagnose(text=body, model=model, providers=provs, binary=binary, env=env,
+                              ort_version=ort_version, probes=probes, shapes=parsed)
     except UserInputError as exc:
         _fail(str(exc) + _see_also(exc.code))
     if as_json:

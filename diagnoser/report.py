@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: the optional `fixes` section (diagnose --fix)
 Severity = Literal["info", "warning", "error"]
 
 
@@ -51,6 +51,68 @@ class Diagnosis:
 
 
 @dataclass(frozen=True)
+class Change:
+    """One edit a remedy made: kind names what (node-added, node-removed, node-retyped,
+    node-changed, initializer, value_info, output, input, opset, ir_version, external-data)."""
+
+    kind: str
+    name: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class OutputError:
+    """One output of the repaired model against the original's (or the reference's) output.
+    rel is max_abs divided by the largest |reference| value, so it is defined near zero."""
+
+    name: str
+    dtype: str
+    max_abs: float | None
+    rel: float | None
+    ok: bool
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Verification:
+    """The one shared check every repaired model passes before it is written."""
+
+    passed: bool
+    reason: str  # why it failed, or what passing means here
+    checker: str  # "ok" or the checker's / strict shape inference's first line
+    session: str  # "ran", "not run" or onnxruntime's first line
+    reference: str | None  # "onnxruntime", "onnx.reference" or None when the original runs nowhere
+    tolerance: str  # exact, float32, float16, bfloat16 or report (shown, not gated)
+    atol: float | None
+    rtol: float | None
+    shapes: dict[str, list[int]] = field(default_factory=dict)
+    outputs: tuple[OutputError, ...] = ()
+
+
+@dataclass(frozen=True)
+class RemedyRecord:
+    name: str
+    grade: str  # safe, numerics, review
+    entries: tuple[str, ...]  # the diagnosed entries that name this remedy
+    status: str  # applied, failed, not-needed, needs-unsafe, error
+    message: str
+    changes: tuple[Change, ...] = ()
+    verification: Verification | None = None
+    title: str = ""
+    title_zh: str = ""
+
+
+@dataclass(frozen=True)
+class FixOutcome:
+    """What `diagnose --fix` did: each remedy tried, and the file written (None: nothing written)."""
+
+    input: str
+    output: str | None
+    remedies: tuple[RemedyRecord, ...]
+    unsafe: bool = False
+
+
+@dataclass(frozen=True)
 class Report:
     diagnoses: tuple[Diagnosis, ...]
     candidates: tuple[Diagnosis, ...]
@@ -59,6 +121,7 @@ class Report:
     notes: tuple[str, ...]
     input: dict[str, Any]
     schema_version: str = SCHEMA_VERSION
+    fixes: FixOutcome | None = None  # only with --fix (diagnoser.fix)
 
     @property
     def diagnosed(self) -> bool:
@@ -68,4 +131,6 @@ class Report:
         data = asdict(self)
         ordered = {"schema_version": data.pop("schema_version")}
         ordered.update(data)
+        if ordered.get("fixes") is None:
+            ordered.pop("fixes", None)
         return ordered

@@ -130,7 +130,21 @@ def _faq_line(path: str, needle: str) -> int:
     return text.count("\n", 0, idx) + 1 if idx >= 0 else 1
 
 
-CORE_CHECKS: tuple[Check, ...] = (check_references, check_patterns, check_snippets, check_symptom_quotes_examples, check_faq)
+def check_remedies(db: Database) -> Iterable[Problem]:
+    """Every remedy an entry names exists in entries/remedies.yaml, with a known grade."""
+    from kb.remedies import GRADES, load_remedies
+
+    known = load_remedies(db.root)
+    for name, spec in known.items():
+        if spec.get("grade") not in GRADES or not spec.get("title") or not spec.get("title_zh"):
+            yield Problem(str(db.root / "remedies.yaml"), 1, f"remedy '{name}' needs a grade ({', '.join(GRADES)}), a title and a title_zh")
+    for doc in db.documents.values():
+        for name in doc.entry.remedies:
+            if name not in known:
+                yield Problem(doc.path, _line_of(doc.path, name, db), f"remedy '{name}' is not in entries/remedies.yaml")
+
+
+CORE_CHECKS: tuple[Check, ...] = (check_references, check_patterns, check_snippets, check_symptom_quotes_examples, check_faq, check_remedies)
 
 
 def plugin_checks() -> list[tuple[str, Check]]:

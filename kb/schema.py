@@ -125,6 +125,7 @@ class Entry(_Strict):
     versions: Versions = Versions()
     verified: dict[str, str] = Field(default_factory=dict, description="Package versions last verified against.")
     retired: str | None = Field(None, description="Why the entry is retired; its ID stays taken.")
+    remedies: tuple[str, ...] = Field((), description="Automatic repairs (`diagnose --fix`) that fix this problem; names from entries/remedies.yaml.")
 
 
 class Snippet(_Strict):

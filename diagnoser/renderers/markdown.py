@@ -36,6 +36,21 @@ def render(report: Report, lang: str = "en") -> str:
         lines += ["### Findings (model and environment probes)", ""]
         lines += [f"- `{f.code}` ({f.severity}): {f.message}" for f in report.findings]
         lines.append("")
+    if report.fixes is not None:
+        lines += _fix_section(report, lang)
     if report.notes:
         lines += ["### Notes", ""] + [f"- {n}" for n in report.notes] + [""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _fix_section(report: Report, lang: str) -> list[str]:
+    """diagnose --fix: each remedy, its grade, what changed, the verification, the file written."""
+    from diagnoser.renderers.fixes import WORDS, footer, remedy_lines
+
+    lines = [f"### {WORDS[lang]['head']}", ""]
+    for r in report.fixes.remedies:
+        head, detail = remedy_lines(r, lang)
+        lines.append(f"- **{head}**")
+        lines += [f"  - {d.strip()}" if not d.startswith("  ") else f"    - {d.strip()}" for d in detail]
+    lines += ["", footer(report.fixes, lang), ""]
+    return lines

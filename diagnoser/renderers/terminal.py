@@ -64,6 +64,24 @@ def render(report: Report, color: bool = False, lang: str = "en", width: int = 1
             sev = {"error": "red", "warning": "yellow"}.get(f.severity, "dim")
             lines += _wrap(f"{f.code} ({f.severity}): {f.message}", "  " + paint("*", sev) + " ", width, hang="    ")
         lines.append("")
+    if report.fixes is not None:
+        lines += _fix_section(report, paint, lang, min(width, 80))
     for note in report.notes:
         lines += _wrap(note, paint("note: ", "dim"), width)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _fix_section(report: Report, paint: _Paint, lang: str, width: int) -> list[str]:
+    """diagnose --fix: each remedy, its grade, what changed, the verification, the file written."""
+    from diagnoser.renderers.fixes import WORDS, footer, remedy_lines
+
+    fx = report.fixes
+    lines = [paint(WORDS[lang]["head"] + ":", "bold")]
+    for r in fx.remedies:
+        head, detail = remedy_lines(r, lang)
+        colour = {"applied": "green", "failed": "red", "error": "red"}.get(r.status, "yellow")
+        lines += [paint(x, colour) if i == 0 else x for i, x in enumerate(_wrap(head, "  * ", width, hang="    "))]
+        for d in detail:
+            lines += _wrap(d, "    ", width, hang="      ")
+    lines += _wrap(footer(fx, lang), "  ", width, hang="    ") + [""]
+    return lines

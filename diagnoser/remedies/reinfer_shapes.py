@@ -1,0 +1,90 @@
+"""Stale or contradictory value_info and output shapes removed and re-inferred; nodes sorted
+topologically (OT0150, OT0155). Changes no node and no weight: safe."""
+from __future__ import annotations
+
+from typing import Any
+
+from diagnoser.remedies import Change, FixContext, RemedyResult
+
+NAME = "reinfer-shapes"
+GRADE = "safe"
+TOLERANCE = "exact"
+
+
+def _sorted(graph: Any) -> list[Any] | None:
+    """The nodes in a topological order (stable), or None when they already are in one."""
+    produced = {o: i for i, n in enumerate(graph.node) for o in n.output if o}
+    ready = {v.name for v in graph.input} | {t.name for t in graph.initializer} | {""}
+    ok, seen = True, set(ready)
+    for n in graph.node:
+        if any(i not in seen and i in produced for i in n.input):
+            ok = False
+            break
+        seen.update(n.output)
+    if ok:
+        return None
+    deps = [{produced[i] for i in n.input if i in produced} for n in graph.node]
+    done: set[int] = set()
+    order: list[int] = []
+    pending = list(range(len(graph.node)))
+    while pending:
+        rest = []
+        for i in pending:
+            if deps[i] <= done:
+                done.add(i)
+                order.append(i)
+            else:
+                rest.append(i)
+        if len(rest) == len(pending):  # a cycle: leave those nodes in their order at the end
+            order += rest
+            break
+        pending = rest
+    return [graph.node[i] for i in order]
+
+
+def _strict_error(model: Any) -> str | None:
+    import onnx
+
+    try:
+        onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
+    except Exception as exc:
+        return str(exc)
+    return None
+
+
+def apply(model: Any, ctx: FixContext) -> RemedyResult:
+    import onnx
+
+    changes: list[Change] = []
+    g = model.graph
+    order = _sorted(g)
+    if order is not None:
+        copies = []
+        for n in order:
+            c = onnx.NodeProto()
+            c.CopyFrom(n)
+            copies.append(c)
+        del g.node[:]
+        g.node.extend(copies)
+        changes.append(Change("node-changed", "graph", f"{len(copies)} nodes sorted topologically"))
+    error = _strict_error(model)
+    if error and ("differ" in error or "mismatch" in error.lower() or "Inferred" in error):
+        stale = len(g.value_info)
+        del g.value_info[:]
+        if stale:
+            changes.append(Change("value_info", "graph", f"{stale} value_info entries removed (re-inferred on load)"))
+        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False)
+        shapes = {v.name: v for v in inferred.graph.output}
+        if _strict_error(model):
+            for out in g.output:
+                new = shapes.get(out.name)
+                if new is not None and new.type.tensor_type.HasField("shape"):
+                    if out.type.tensor_type.shape != new.type.tensor_type.shape:
+                        out.type.tensor_type.shape.CopyFrom(new.type.tensor_type.shape)
+                        changes.append(Change("output", out.name, "declared shape replaced by the inferred one"))
+                elif out.type.tensor_type.HasField("shape"):
+                    out.type.tensor_type.ClearField("shape")
+                    changes.append(Change("output", out.name, "declared shape removed (none can be inferred)"))
+    if not changes:
+        return RemedyResult(model, note="nodes are sorted and shape inference agrees with every annotation")
+    return RemedyResult(model, changes)
