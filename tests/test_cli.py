@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from diagnoser.report import SCHEMA_VERSION
 from tests.models import BF16, add_model, ort_error, save
 
 MEMCPY = "Execution type OpenVINOExecutionProvider doesn't support memcpy"
@@ -48,7 +49,7 @@ def test_log_file(tmp_path):
 def test_json_contract():
     proc = run(MEMCPY, "--json")
     data = json.loads(proc.stdout)
-    assert data["schema_version"] == "1.0"
+    assert data["schema_version"] == SCHEMA_VERSION
     d = data["diagnoses"][0]
     for key in ("id", "title", "category", "confidence", "evidence", "fix", "doc"):
         assert key in d

@@ -84,7 +84,8 @@ def run(path: Path, proto: Any, ctx: FixContext, wanted: dict[str, tuple[str, ..
             check = verify(candidate, path, proto, tol, shapes=ctx.shapes, timeout=timeout, memory_mb=memory_mb, weights_bytes=weights_bytes)
             if not check.passed:
                 _remove(candidate, res, output)
-                records.append(_record(mod, entries, "failed", "verification failed: " + check.reason, res, grade, check))
+                why = check.reason + (f" ({check.checker})" if check.checker != "ok" else "")
+                records.append(_record(mod, entries, "failed", "verification failed: " + why, res, grade, check))
                 continue
             if passed is not None:
                 passed.unlink(missing_ok=True)

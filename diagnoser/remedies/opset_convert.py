@@ -47,6 +47,9 @@ def apply(model: Any, ctx: FixContext) -> RemedyResult:
         converted.ir_version = max(model.ir_version if target > current else 0, ir_for_opset(target) or model.ir_version)
         model = converted
         changes.append(Change("opset", "ai.onnx", f"opset {current} -> {target}"))
+        if model.graph.value_info:  # the converter's adapters can leave wrong shapes behind (e.g. Mul's broadcast Unsqueeze)
+            changes.append(Change("value_info", "graph", f"{len(model.graph.value_info)} value_info entries left by the converter removed"))
+            del model.graph.value_info[:]
     if ctx.max_ir is not None and model.ir_version > ctx.max_ir:
         need = ir_for_opset(opset(model) or 1) or 3
         if need > ctx.max_ir:

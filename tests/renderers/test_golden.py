@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from diagnoser.renderers import json as json_renderer
+from diagnoser.report import SCHEMA_VERSION
 from diagnoser.renderers import markdown, terminal
 from tests.renderers.sample import sample_report
 
@@ -33,7 +34,7 @@ def test_golden(name):
 
 def test_json_is_valid_and_versioned():
     data = json.loads(json_renderer.render(sample_report()))
-    assert list(data)[0] == "schema_version" and data["schema_version"] == "1.0"
+    assert list(data)[0] == "schema_version" and data["schema_version"] == SCHEMA_VERSION
     assert data["diagnoses"][0]["evidence"][0] == {"kind": "signature", "detail": data["diagnoses"][0]["evidence"][0]["detail"], "effect": 0.75}
 
 
