@@ -61,9 +61,6 @@ def run(path: Path, proto: Any, ctx: FixContext, wanted: dict[str, tuple[str, ..
             if name not in wanted:
                 continue
             entries = wanted[name]
-            if mod.GRADE == "review" and not unsafe:
-                records.append(_record(mod, entries, "needs-unsafe", "graded 'review' (it changes what the model computes or guesses): run again with --unsafe-fixes to apply it"))
-                continue
             try:
                 res = mod.apply(copy_model(current), ctx)
             except RemedyError as exc:
@@ -77,7 +74,7 @@ def run(path: Path, proto: Any, ctx: FixContext, wanted: dict[str, tuple[str, ..
                 continue
             grade = res.grade or mod.GRADE
             if grade == "review" and not unsafe:
-                records.append(_record(mod, entries, "needs-unsafe", (res.note + "; " if res.note else "") + "graded 'review' here: run again with --unsafe-fixes to apply it", res, grade))
+                records.append(_record(mod, entries, "needs-unsafe", (res.note + "; " if res.note else "") + "graded 'review' (it changes what the model computes, or guesses): run again with --unsafe-fixes to apply it", res, grade))
                 continue
             tol = _worse(tolerance, res.tolerance or mod.TOLERANCE)
             candidate = _save(res, output)

@@ -1,9 +1,9 @@
 """Missing opset_import / ir_version filled from what the graph uses (OT0213).
 
 The ai.onnx opset chosen is the newest (up to what the runtime reads) at which every node's op
-exists and accepts the node's attributes and input count. When every op has the same version
-at the oldest such opset too, the choice changes no semantics and the repair is safe; otherwise
-it is a guess and graded review.
+exists and accepts the node's attributes and input count. Which opset the author meant cannot
+be known from the file, so this is graded review, unless a single opset fits (then safe), or
+only a custom domain or the IR version was missing.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 from diagnoser.remedies import Change, FixContext, RemedyResult
 
 NAME = "opset-fill"
-GRADE = "safe"
+GRADE = "review"
 TOLERANCE = "exact"
 
 
@@ -51,7 +51,7 @@ def apply(model: Any, ctx: FixContext) -> RemedyResult:
             raise RemedyError("no ai.onnx opset accepts every node of this graph: the opset cannot be inferred")
         chosen, oldest = ok[0], ok[-1]
         same = all(_fits(s, chosen) == _fits(s, oldest) for s in sigs)
-        grade = None if same else "review"
+        grade = "safe" if chosen == oldest else "review"
         model.opset_import.append(helper.make_opsetid("", chosen))
         changes.append(Change("opset", "ai.onnx", f"added opset {chosen} (the graph's ops fit opsets {oldest}..{chosen}{'' if same else ', with different op versions: check'})"))
     for dom in sorted({n.domain for n in model.graph.node if n.domain and n.domain != "ai.onnx"} - domains):
@@ -64,4 +64,5 @@ def apply(model: Any, ctx: FixContext) -> RemedyResult:
         changes.append(Change("ir_version", "model", f"added IR {model.ir_version}"))
     if not changes:
         return RemedyResult(model, note="opset_import and ir_version are present")
-    return RemedyResult(model, changes, grade=grade)
+    return RemedyResult(model, changes, grade=grade or "safe",
+                        note="" if grade != "review" else "the opset is inferred from the ops' schemas: check it is the one the graph was written for")

@@ -42,6 +42,14 @@ def _sorted(graph: Any) -> list[Any] | None:
     return [graph.node[i] for i in order]
 
 
+def _conflict(declared: Any, inferred: Any) -> bool:
+    """Two shapes that cannot both hold: another rank, or a known dim with another value."""
+    if len(declared.dim) != len(inferred.dim):
+        return True
+    return any(d.HasField("dim_value") and i.HasField("dim_value") and d.dim_value != i.dim_value
+               for d, i in zip(declared.dim, inferred.dim))
+
+
 def _strict_error(model: Any) -> str | None:
     import onnx
 
@@ -73,18 +81,18 @@ def apply(model: Any, ctx: FixContext) -> RemedyResult:
         del g.value_info[:]
         if stale:
             changes.append(Change("value_info", "graph", f"{stale} value_info entries removed (re-inferred on load)"))
-        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False)
-        shapes = {v.name: v for v in inferred.graph.output}
-        if _strict_error(model):
-            for out in g.output:
-                new = shapes.get(out.name)
-                if new is not None and new.type.tensor_type.HasField("shape"):
-                    if out.type.tensor_type.shape != new.type.tensor_type.shape:
-                        out.type.tensor_type.shape.CopyFrom(new.type.tensor_type.shape)
-                        changes.append(Change("output", out.name, "declared shape replaced by the inferred one"))
-                elif out.type.tensor_type.HasField("shape"):
-                    out.type.tensor_type.ClearField("shape")
-                    changes.append(Change("output", out.name, "declared shape removed (none can be inferred)"))
+        probe = onnx.ModelProto()
+        probe.CopyFrom(model)
+        for out in probe.graph.output:
+            out.type.tensor_type.ClearField("shape")
+        inferred = {v.name: v for v in onnx.shape_inference.infer_shapes(probe, strict_mode=False).graph.output}
+        for out in g.output:
+            new = inferred.get(out.name)
+            if new is None or not new.type.tensor_type.HasField("shape") or not out.type.tensor_type.HasField("shape"):
+                continue
+            if _conflict(out.type.tensor_type.shape, new.type.tensor_type.shape):
+                out.type.tensor_type.shape.CopyFrom(new.type.tensor_type.shape)
+                changes.append(Change("output", out.name, "declared shape contradicted the inferred one: replaced"))
     if not changes:
         return RemedyResult(model, note="nodes are sorted and shape inference agrees with every annotation")
     return RemedyResult(model, changes)
