@@ -29,7 +29,7 @@ def _round(arr: Any, kinds: set[str]) -> Any:
 
     if arr.dtype.kind != "f":
         return arr
-    out = arr.astype(np.float32)
+    out = arr.astype(np.float32) * 2 - 1  # signed values tell more apart (Relu from Abs)
     if "bfloat16" in kinds:
         out = out.astype(ml_dtypes.bfloat16).astype(np.float32)
     if "float16" in kinds:

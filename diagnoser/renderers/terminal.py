@@ -83,5 +83,5 @@ def _fix_section(report: Report, paint: _Paint, lang: str, width: int) -> list[s
         lines += [paint(x, colour) if i == 0 else x for i, x in enumerate(_wrap(head, "  * ", width, hang="    "))]
         for d in detail:
             lines += _wrap(d, "    ", width, hang="      ")
-    lines += _wrap(footer(fx, lang), "  ", width, hang="    ") + [""]
+    lines += (["  " + footer(fx, lang)] if fx.output else _wrap(footer(fx, lang), "  ", width, hang="    ")) + [""]  # a path is not wrapped
     return lines
