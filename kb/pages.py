@@ -195,6 +195,9 @@ def page_body(markdown: str, prefix: str, known: Iterable[str], demote: bool = F
 
 
 def render_all(db: Database, faq: Faq, site_url: str = "") -> dict[str, str]:
+    from kb.remedies import load_remedies
+
+    remedies = load_remedies(db.root)  # `diagnose --fix` repairs, shown on the entries that name them
     """Every generated file, keyed by its path relative to the project root."""
     site = Site(db=db, faq=faq, site_url=site_url)
     env = _env()
@@ -211,7 +214,7 @@ def render_all(db: Database, faq: Faq, site_url: str = "") -> dict[str, str]:
         put("index.md", "home.md.j2")
         put("entries/index.md", "entries_index.md.j2")
         for doc in site.entries():
-            put(f"entries/{doc.entry.id}.md", "entry.md.j2", doc=doc, e=doc.entry, keywords=related_terms(db, doc))
+            put(f"entries/{doc.entry.id}.md", "entry.md.j2", doc=doc, e=doc.entry, keywords=related_terms(db, doc), remedies=remedies)
         for cat, spec in db.categories.items():
             put(f"categories/{cat}.md", "category.md.j2", cat=cat, spec=spec)
         put("faq/index.md", "faq_index.md.j2")
