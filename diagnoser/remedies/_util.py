@@ -47,15 +47,26 @@ def to_array(t: Any) -> Any:
     return numpy_helper.to_array(t)
 
 
+class Namer:
+    """Fresh value and node names, unique in the graph (one scan of the graph, then a set)."""
+
+    def __init__(self, model: Any):
+        g = model.graph
+        self.used = {n for node in g.node for n in (*node.input, *node.output, node.name)}
+        self.used |= {v.name for v in (*g.input, *g.output, *g.initializer)}
+
+    def __call__(self, base: str) -> str:
+        name, i = base, 1
+        while name in self.used:
+            i += 1
+            name = f"{base}_{i}"
+        self.used.add(name)
+        return name
+
+
 def fresh(model: Any, base: str) -> str:
-    """A value name not used anywhere in the graph."""
-    used = {n for node in model.graph.node for n in (*node.input, *node.output)}
-    used |= {v.name for v in (*model.graph.input, *model.graph.output, *model.graph.initializer)}
-    name, i = base, 1
-    while name in used:
-        i += 1
-        name = f"{base}_{i}"
-    return name
+    """One fresh name (scans the graph: use Namer for many)."""
+    return Namer(model)(base)
 
 
 def opset(model: Any, domain: str = "") -> int | None:

@@ -60,7 +60,9 @@ def _body(graph: Any, changes: list[Change], top: bool) -> None:
 def apply(model: Any, ctx: FixContext) -> RemedyResult:
     from onnx import TensorProto, helper
 
-    from diagnoser.remedies._util import fresh
+    from diagnoser.remedies._util import Namer
+
+    fresh = Namer(model)
 
     BF, F = TensorProto.BFLOAT16, TensorProto.FLOAT
     if model.functions and any(n.attribute for f in model.functions for n in f.node):
@@ -77,7 +79,7 @@ def apply(model: Any, ctx: FixContext) -> RemedyResult:
         if vi.name in inits or vi.type.tensor_type.elem_type != BF:
             continue
         if ctx.keep_io_types:
-            inner = fresh(model, f"{vi.name}_fp32")
+            inner = fresh(f"{vi.name}_fp32")
             for node in g.node:
                 for i, name in enumerate(node.input):
                     if name == vi.name:
@@ -85,7 +87,7 @@ def apply(model: Any, ctx: FixContext) -> RemedyResult:
             for out in g.output:
                 if out.name == vi.name:
                     raise RemedyError(f"input '{vi.name}' is also an output; not rewritten")
-            head.append(helper.make_node("Cast", [vi.name], [inner], to=F, name=fresh(model, f"{vi.name}/to_fp32")))
+            head.append(helper.make_node("Cast", [vi.name], [inner], to=F, name=fresh(f"{vi.name}/to_fp32")))
             changes.append(Change("node-added", head[-1].name, f"Cast input '{vi.name}' bfloat16 -> float32 at the boundary"))
         else:
             vi.type.tensor_type.elem_type = F
@@ -94,7 +96,7 @@ def apply(model: Any, ctx: FixContext) -> RemedyResult:
         if vi.type.tensor_type.elem_type != BF:
             continue
         if ctx.keep_io_types:
-            inner = fresh(model, f"{vi.name}_fp32")
+            inner = fresh(f"{vi.name}_fp32")
             for node in g.node:
                 for i, name in enumerate(node.output):
                     if name == vi.name:
@@ -102,7 +104,7 @@ def apply(model: Any, ctx: FixContext) -> RemedyResult:
                 for i, name in enumerate(node.input):
                     if name == vi.name:
                         node.input[i] = inner
-            tail.append(helper.make_node("Cast", [inner], [vi.name], to=BF, name=fresh(model, f"{vi.name}/to_bf16")))
+            tail.append(helper.make_node("Cast", [inner], [vi.name], to=BF, name=fresh(f"{vi.name}/to_bf16")))
             changes.append(Change("node-added", tail[-1].name, f"Cast output '{vi.name}' float32 -> bfloat16 at the boundary"))
         else:
             vi.type.tensor_type.elem_type = F

@@ -51,9 +51,10 @@ def apply(model: Any, ctx: FixContext) -> RemedyResult:
     import onnx
     from onnx import helper
 
-    from diagnoser.remedies._util import fresh, opset, to_array, value_types
+    from diagnoser.remedies._util import Namer, opset, to_array, value_types
 
     types = value_types(model)
+    fresh = Namer(model)
     inits = {t.name: t for t in model.graph.initializer}
     version = opset(model) or 1
     changes, exact, new_nodes = [], True, []
@@ -81,8 +82,8 @@ def apply(model: Any, ctx: FixContext) -> RemedyResult:
                     exact &= _exact(to_array(inits[src]), helper.tensor_dtype_to_np_dtype(target))
                 else:
                     exact = False
-                cast_out = fresh(model, f"{src}_as_{tname}")
-                new_nodes.append((node, helper.make_node("Cast", [src], [cast_out], to=target, name=fresh(model, f"{node.name or node.op_type}/cast_{i}"))))
+                cast_out = fresh(f"{src}_as_{tname}")
+                new_nodes.append((node, helper.make_node("Cast", [src], [cast_out], to=target, name=fresh(f"{node.name or node.op_type}/cast_{i}"))))
                 node.input[i] = cast_out
                 types[cast_out] = target
                 changes.append(Change("node-added", new_nodes[-1][1].name, f"Cast {src} to {tname} for {node.op_type} '{node.name}' (input {i})"))

@@ -23,22 +23,27 @@ def _sorted(graph: Any) -> list[Any] | None:
         seen.update(n.output)
     if ok:
         return None
-    deps = [{produced[i] for i in n.input if i in produced} for n in graph.node]
-    done: set[int] = set()
+    import heapq
+
+    deps = [{produced[i] for i in n.input if i in produced} - {j} for j, n in enumerate(graph.node)]
+    users: dict[int, list[int]] = {}
+    for j, d in enumerate(deps):
+        for k in d:
+            users.setdefault(k, []).append(j)
+    waiting = [len(d) for d in deps]
+    ready = [j for j, w in enumerate(waiting) if w == 0]
+    heapq.heapify(ready)  # stable: among ready nodes, the one stored first goes first
     order: list[int] = []
-    pending = list(range(len(graph.node)))
-    while pending:
-        rest = []
-        for i in pending:
-            if deps[i] <= done:
-                done.add(i)
-                order.append(i)
-            else:
-                rest.append(i)
-        if len(rest) == len(pending):  # a cycle: leave those nodes in their order at the end
-            order += rest
-            break
-        pending = rest
+    while ready:
+        j = heapq.heappop(ready)
+        order.append(j)
+        for u in users.get(j, ()):
+            waiting[u] -= 1
+            if waiting[u] == 0:
+                heapq.heappush(ready, u)
+    if len(order) < len(graph.node):  # a cycle: leave those nodes in their order at the end
+        placed = set(order)
+        order += [j for j in range(len(graph.node)) if j not in placed]
     return [graph.node[i] for i in order]
 
 

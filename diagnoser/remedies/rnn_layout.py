@@ -19,7 +19,9 @@ _OPS = {"RNN": (0, 5), "GRU": (0, 5), "LSTM": (0, 5, 6)}  # inputs to transpose:
 def apply(model: Any, ctx: FixContext) -> RemedyResult:
     from onnx import helper
 
-    from diagnoser.remedies._util import fresh
+    from diagnoser.remedies._util import Namer
+
+    fresh = Namer(model)
 
     changes: list[Change] = []
     out_nodes: list[Any] = []
@@ -32,13 +34,13 @@ def apply(model: Any, ctx: FixContext) -> RemedyResult:
         before, after = [], []
         for i in _OPS[node.op_type]:
             if i < len(node.input) and node.input[i]:
-                t = fresh(model, f"{node.input[i]}_seq_first")
-                before.append(helper.make_node("Transpose", [node.input[i]], [t], perm=[1, 0, 2], name=fresh(model, f"{label}/to_layout0_{i}")))
+                t = fresh(f"{node.input[i]}_seq_first")
+                before.append(helper.make_node("Transpose", [node.input[i]], [t], perm=[1, 0, 2], name=fresh(f"{label}/to_layout0_{i}")))
                 node.input[i] = t
         for i, perm in ((0, [2, 0, 1, 3]), (1, [1, 0, 2]), (2, [1, 0, 2])):
             if i < len(node.output) and node.output[i]:
-                t = fresh(model, f"{node.output[i]}_seq_first")
-                after.append(helper.make_node("Transpose", [t], [node.output[i]], perm=perm, name=fresh(model, f"{label}/to_layout1_{i}")))
+                t = fresh(f"{node.output[i]}_seq_first")
+                after.append(helper.make_node("Transpose", [t], [node.output[i]], perm=perm, name=fresh(f"{label}/to_layout1_{i}")))
                 node.output[i] = t
         layout.i = 0
         changes.append(Change("node-changed", label, f"{node.op_type} layout=1 -> layout=0"))
