@@ -118,7 +118,9 @@ def command(text, log, model, providers, env, ort_version, probes, shapes, as_js
     else:
         from diagnoser.renderers import terminal as renderer
 
-        out = renderer.render(report, color=sys.stdout.isatty() if color is None else color, lang=lang)
+        from kb.termtext import width
+
+        out = renderer.render(report, color=sys.stdout.isatty() if color is None else color, lang=lang, width=width())
     click.echo(out, nl=False)
     sys.exit(0 if report.diagnosed else 1)
 

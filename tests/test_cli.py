@@ -75,7 +75,10 @@ def test_providers_only():
 
 def test_lang_zh():
     proc = run(MEMCPY, "--lang", "zh")
-    assert "同一会话" in proc.stdout.decode()
+    text = "".join(line.strip() for line in proc.stdout.decode().splitlines())  # wrapped lines rejoined
+    assert "同一会话" in text
+    for label in ("confidence", "why:", "fix:", "read:", "Less likely", "Findings"):
+        assert label not in proc.stdout.decode(), label
 
 
 def test_model_with_node_probe(tmp_path):
