@@ -1,4 +1,4 @@
-"""DirectML on an NPU: is the model inside what the NPU path is known to run?
+"""DirectML on an NPU: is the model inside what the NPU path is known to run? (NPU targets only.)
 
 Facts used (see entry OT0003): the DirectMLNpuInference sample runs mobilenetv2-7-fp16.onnx,
 a float16 model; Microsoft says models outside the supported set fail with 0x887A0004; users
@@ -18,10 +18,18 @@ _TRIGGERS = ("887a0004", "directml", "feature level", "dmlexecutionprovider")
 
 
 def applies(ctx: Any) -> bool:
+    """Only when the target is an NPU: named (DmlExecutionProvider:npu) or told by the error text
+    (0x887A0004, 'NPU'); the float16 expectation means nothing for a DirectML GPU."""
     if ctx.model is None:
         return False
     low = ctx.text.lower()
-    return "DmlExecutionProvider" in ctx.providers or any(t in low for t in _TRIGGERS)
+    if "DmlExecutionProvider" not in ctx.providers and not any(t in low for t in _TRIGGERS):
+        return False
+    from diagnoser import provider_tables
+
+    named = (getattr(ctx, "targets", None) or {}).get("DmlExecutionProvider")
+    target = provider_tables.resolve("DmlExecutionProvider", named, ctx.text)
+    return target is not None and target.name == "npu"
 
 
 def _float_census(g: Any) -> Counter[str]:
