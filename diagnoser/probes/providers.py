@@ -66,26 +66,25 @@ def _gaps(target: pt.Target, ctx: Any) -> dict[str, dict[str, Any]]:
 
 
 def _gap_findings(target: pt.Target, gaps: dict[str, dict[str, Any]]) -> list[Finding]:
+    """One finding per target, not one per kind of gap: a prediction from one table is one piece
+    of evidence, however many rows it cites. provider.unsupported-op when any op or op version is
+    missing, else provider.unsupported-dtype."""
+    if not gaps:
+        return []
     fails = target.spec["unsupported"] == "fail"
-    sev = "warning" if fails else "info"
     outcome = ("the session is expected to fail on this target" if fails
                else "they run on the CPU provider instead, with copies between devices")
     tab = target.table
-    findings = []
-    for code, kinds in (("provider.unsupported-op", ("op", "version")), ("provider.unsupported-dtype", ("types",))):
-        picked = {k: v for k, v in gaps.items() if v["why"] in kinds}
-        if not picked:
-            continue
-        nodes = sum(v["nodes"] for v in picked.values())
-        shown = ", ".join(f"{k} ({v['nodes']}{', ' + '/'.join(sorted(v['dtypes'])) if v['dtypes'] else ''})"
-                          for k, v in sorted(picked.items(), key=lambda kv: -kv[1]["nodes"])[:8])
-        rows = {k: {"nodes": v["nodes"], "why": _REASON[v["why"]], "line": v["line"], "dtypes": sorted(v["dtypes"])} for k, v in picked.items()}
-        what = "use operators or op versions" if code.endswith("-op") else "use dtypes"
-        findings.append(Finding(code, sev,
-                                f"{target.label}: {nodes} node(s) {what} its table does not cover ({shown}); {outcome}. Source: {target.cite}",
-                                NAME, details={"provider": target.provider, "target": target.name, "behaviour": target.spec["unsupported"],
-                                               "why": target.spec.get("why"), "rows": rows, "source": tab["source"], "revision": tab["revision"]}))
-    return findings
+    code = "provider.unsupported-op" if any(v["why"] != "types" for v in gaps.values()) else "provider.unsupported-dtype"
+    nodes = sum(v["nodes"] for v in gaps.values())
+    shown = ", ".join(f"{k} ({v['nodes']}{', ' + '/'.join(sorted(v['dtypes'])) if v['dtypes'] else ''})"
+                      for k, v in sorted(gaps.items(), key=lambda kv: -kv[1]["nodes"])[:8])
+    rows = {k: {"nodes": v["nodes"], "why": _REASON[v["why"]], "line": v["line"], "dtypes": sorted(v["dtypes"])} for k, v in gaps.items()}
+    what = "use operators, op versions or dtypes" if code.endswith("-op") else "use dtypes"
+    return [Finding(code, "warning" if fails else "info",
+                    f"{target.label}: {nodes} node(s) {what} its table does not cover ({shown}); {outcome}. Source: {target.cite}",
+                    NAME, details={"provider": target.provider, "target": target.name, "behaviour": target.spec["unsupported"],
+                                   "why": target.spec.get("why"), "rows": rows, "source": tab["source"], "revision": tab["revision"]})]
 
 
 def run(ctx: Any) -> list[Finding]:
