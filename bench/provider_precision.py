@@ -85,7 +85,7 @@ def main(argv: list[str]) -> int:
     healthy = [label for label, _ in corpus if truth[label] is None]
     print(f"corpus: {len(corpus)} models built from torch; {len(healthy)} run on onnxruntime's CPU provider, {len(corpus) - len(healthy)} fail there")
     rows, why, noted = [], defaultdict(Counter), defaultdict(Counter)
-    cpu_found, cpu_missed, probe_failures = [], [], Counter()
+    cpu_found, cpu_missed, probe_failures, other = [], [], Counter(), Counter()
     for target in TARGETS:
         w = n = t = conf = 0
         for label, path in corpus:
@@ -93,6 +93,7 @@ def main(argv: list[str]) -> int:
             probe_failures[target] += len(r["probe_failed"])
             if truth[label] is None:
                 w += len(r["warnings"])
+                other.update(f"{target}:{f.code}" for f in r["warnings"] if f not in r["target_warnings"])
                 t += len(r["target_warnings"])
                 n += len(r["notes"])
                 conf += bool(r["diagnoses"])
@@ -117,6 +118,7 @@ def main(argv: list[str]) -> int:
         print(f"  {label}: {truth[label]}")
     baked = {k: v for k, v in resized.items() if v}
     print(f"healthy at the export size but failing at batch 2 / sequence 7 (issue 10 item 4, the session probe's second run): {', '.join(baked) or 'none'}")
+    print(f"other probes' warnings on healthy models (not about the target): {dict(other)}")
     print(f"probe.failed findings (other probes' crashes, counted apart): {dict(probe_failures)}")
     print("\nwarnings on healthy models and the source each rests on (models affected):")
     for target in TARGETS:
