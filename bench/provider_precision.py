@@ -66,6 +66,8 @@ def justification(f) -> list[str]:
     if "rows" in d:
         file = d["source"].split("/")[-1].split("#")[0]
         return [f"{f.code} {d['provider']}:{d['target']} {op} ({r['why']}) <- {file}:{r['line'] or 'no row'} @ {d['revision']}" for op, r in sorted(d["rows"].items())]
+    if "rule" in d:
+        return [f"{f.code} {d['provider']}:{d['target']} <- {d['rule'][-90:]}"]
     if f.probe == "dml_npu":
         return [f"{f.code} <- {d['source']}"]
     if "source" in d:

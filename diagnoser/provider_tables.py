@@ -59,7 +59,7 @@ def split(spec: str) -> tuple[str, str | None]:
 def parse(specs: tuple[str, ...] | list[str]) -> tuple[tuple[str, ...], dict[str, str]]:
     """Provider names in order and the targets named with them; raises UserInputError for a
     target the provider's table does not know (or a target on a provider without tables)."""
-    known = data()["providers"]
+    known: dict[str, Any] = data()["providers"] if any(":" in s for s in specs) else {}  # no table read without a target
     names, targets = [], {}
     for spec in specs:
         name, target = split(spec)

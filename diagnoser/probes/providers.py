@@ -101,7 +101,7 @@ def run(ctx: Any) -> list[Finding]:
                     if mode == "profile" else "needs static shapes: nodes with dynamic dims stay on CPU or the session fails")
             findings.append(Finding("provider.dynamic-shape", "info" if mode == "profile" else "warning",
                                     f"{target.label} {what}; dynamic inputs: {', '.join(dynamic.details['inputs'])}. Source: {spec['dynamic_why']}",
-                                    NAME, details={**base, "inputs": dynamic.details["inputs"]}))
+                                    NAME, details={**base, "inputs": dynamic.details["inputs"], "rule": spec["dynamic_why"]}))
         if tab.get("max_opset") and opset > tab["max_opset"]:
             findings.append(Finding("provider.opset-newer", "warning",
                                     f"the model's opset {opset} is newer than {target.label} supports (opset {tab['max_opset']}, TensorRT {tab['tensorrt']}): its parser may reject newer op versions. Source: {target.cite}",
