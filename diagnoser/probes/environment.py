@@ -141,10 +141,15 @@ def run(ctx: Any) -> list[Finding]:
                                 NAME, details={"packages": dists}))
     missing = [p for p in ctx.providers if available and p not in available]
     if missing and here:
-        wheels = sorted({_WHEEL.get(p, "the package that ships it") for p in missing})
-        findings.append(Finding("env.provider-unavailable", "error",
-                                f"requested provider(s) {', '.join(missing)} are not available in this onnxruntime ({', '.join(available)}): the session falls back to CPU or fails; install {' or '.join(wheels)}",
-                                NAME, details={"missing": missing, "available": available, "packages": dists}))
+        # CUDA/TensorRT missing is OT0301's story (the CPU wheel is the one imported); the other
+        # packages have no entry yet, so their absence is reported without pointing at one
+        for code, sev, group in (("env.provider-unavailable", "error", [p for p in missing if p in _NEEDS_CUDA]),
+                                 ("env.provider-not-installed", "info", [p for p in missing if p not in _NEEDS_CUDA])):
+            if group:
+                wheels = sorted({_WHEEL.get(p, "the package that ships it") for p in group})
+                findings.append(Finding(code, sev,
+                                        f"requested provider(s) {', '.join(group)} are not available in this onnxruntime ({', '.join(available)}): the session falls back to CPU or fails; install {' or '.join(wheels)}",
+                                        NAME, details={"missing": group, "available": available, "packages": dists}))
     elif missing:
         findings.append(Finding("env.target-not-here", "info",
                                 f"this machine cannot run {', '.join(missing)} (its onnxruntime offers {', '.join(available)}): predictions for {'it' if len(missing) == 1 else 'them'} come from {'its' if len(missing) == 1 else 'their'} support tables, not from a session",

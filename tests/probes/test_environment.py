@@ -66,3 +66,11 @@ def test_error_text_from_this_machine_makes_it_about_this_machine(tmp_path):
     assert "env.provider-unavailable" in _codes(report) and report.diagnoses[0].id == "OT0301"
     other = text.replace(here, "CPUExecutionProvider, FakeExecutionProvider")
     assert "env.provider-unavailable" not in _codes(diagnose(text=other, model=save(good(), tmp_path / "m.onnx"), providers=["CUDAExecutionProvider"], probes="static"))
+
+
+def test_env_with_another_provider_never_points_at_the_cuda_package():
+    """--env with DirectML requested: its absence is reported with its own package, not as OT0301."""
+    report = diagnose(env=True, providers=["DmlExecutionProvider:npu"])
+    f = next(f for f in report.findings if f.code == "env.provider-not-installed")
+    assert "onnxruntime-directml" in f.message and "env.provider-unavailable" not in _codes(report)
+    assert not [d.id for d in (*report.diagnoses, *report.candidates) if d.category == "ep.cuda-setup"]
