@@ -79,7 +79,7 @@ def _parse_shapes(specs: tuple[str, ...]) -> dict[str, list[int]]:
 @click.argument("text", required=False)
 @click.option("--log", "log", metavar="FILE", help="Read the error text from a log file.")
 @click.option("--model", "model", metavar="M.onnx", help="The model that failed; probes look for proof in it.")
-@click.option("--providers", metavar="A,B", help="Execution providers the failing session asked for, in order.")
+@click.option("--providers", metavar="A,B", help="Execution providers the session asks for, in order; PROVIDER:TARGET names the device (DmlExecutionProvider:npu, OpenVINOExecutionProvider:gpu, TensorrtExecutionProvider:8).")
 @click.option("--env", "env", is_flag=True, help="Probe the environment (onnx, onnxruntime packages, providers, CUDA libraries).")
 @click.option("--ort-version", "ort_version", metavar="X.Y", help="Also check the model against this onnxruntime release (IR, opset).")
 @click.option("--probes", "probes", type=click.Choice(["static", "all"]), default="all", show_default=True, help="'static' skips creating and running a session.")
