@@ -26,6 +26,7 @@ def _db(root: str | None):
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="onnx-troubleshooter", prog_name="kb", message="%(prog)s %(version)s")
 def cli() -> None:
     """The ONNX troubleshooting knowledge base."""
 

@@ -6,6 +6,7 @@ LABELS: dict[str, dict[str, str]] = {
     "en": {
         "confidence": "confidence", "facts": "facts", "why": "why", "fix": "fix", "read": "read", "or": "or",
         "none": "No known problem matches this input with confidence.",
+        "env_ok": "The environment looks healthy: no probe found a problem.",
         "less_likely": "Less likely:", "findings": "Findings (model and environment probes):", "note": "note",
         "report": "ONNX troubleshooting report", "none_md": "No known problem matches with confidence.",
         "evidence": "Evidence", "read_more": "Read more", "notes": "Notes", "input": "Input",
@@ -16,6 +17,7 @@ LABELS: dict[str, dict[str, str]] = {
     "zh": {
         "confidence": "置信度", "facts": "事实", "why": "依据", "fix": "修复", "read": "阅读", "or": "或",
         "none": "没有已知问题能可靠地匹配此输入。",
+        "env_ok": "环境检查正常：探针没有发现问题。",
         "less_likely": "可能性较低：", "findings": "探针发现（模型与环境）：", "note": "说明",
         "report": "ONNX 问题排查报告", "none_md": "没有已知问题能可靠地匹配。",
         "evidence": "依据", "read_more": "延伸阅读", "notes": "说明", "input": "输入",

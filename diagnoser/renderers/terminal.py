@@ -71,6 +71,8 @@ def render(report: Report, color: bool = False, lang: str = "en", width: int = 8
     if report.diagnoses:
         for i, d in enumerate(report.diagnoses, 1):
             lines += _diagnosis(d, i, paint, lang, width) + [""]
+    elif report.environment_only and report.healthy:
+        lines += [paint(x, "green") for x in wrap(t["env_ok"], width)] + [""]
     else:
         lines += [paint(x, "yellow") for x in wrap(t["none"], width)] + [""]
     if report.candidates:
