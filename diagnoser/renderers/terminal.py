@@ -43,12 +43,28 @@ def _diagnosis(d: Diagnosis, n: int, paint: _Paint, lang: str, width: int) -> li
     return out
 
 
+def _failures(report: Report, paint: "_Paint", lang: str, width: int) -> list[str]:
+    """A model that fails with no entry to explain it: the failure leads, with its node."""
+    head = "模型出错，尚无条目能解释（以下为工具自身的报错）：" if lang == "zh" else "The model fails, and no entry explains it yet:"
+    out = [paint(head, "red")]
+    for f in report.failures:
+        node = f.node.get("node")
+        where = f" [{node}{' ' + f.node['op'] if f.node.get('op') else ''}]" if node else (f" [{f.node['op']}]" if f.node.get("op") else "")
+        out += _wrap(f"{f.code}{where}: {f.error}", "  " + paint("!", "red") + " ", width, hang="    ")
+        inputs = [v for k, v in sorted(f.node.items()) if k.startswith("input")]
+        if inputs:
+            out += _wrap(("输入：" if lang == "zh" else "inputs: ") + "; ".join(inputs[:6]), "    ", width, hang="    ")
+    return out + [""]
+
+
 def render(report: Report, color: bool = False, lang: str = "en", width: int = 100) -> str:
     paint = _Paint(color)
     lines: list[str] = []
     if report.diagnoses:
         for i, d in enumerate(report.diagnoses, 1):
             lines += _diagnosis(d, i, paint, lang, width) + [""]
+    elif report.failures:
+        lines += _failures(report, paint, lang, width)
     else:
         lines += [paint("No known problem matches this input with confidence.", "yellow"), ""]
     if report.candidates:
