@@ -171,14 +171,18 @@ def _load(model: str | os.PathLike[str] | None) -> tuple[object | None, list[Fin
 
 
 def _moved(before: list[Candidate], after: list[Candidate]) -> list[str]:
-    """Say which entries the model's evidence moved, and by which findings."""
+    """Say which entries the model's evidence moved, and by which findings or whose words."""
+    from diagnoser.provenance import says
+
     old = {c.id: c.confidence for c in before}
     notes = []
     for c in after[:5]:
         was = old.get(c.id, 0.0)
         if abs(c.confidence - was) >= 0.1:
             codes = [ev.detail.split(":", 1)[0] for ev in c.evidence if ev.kind == "finding"]
-            why = f" ({', '.join(codes)})" if codes else " (the runtime's own error text)"
+            voices = sorted({ev.source for ev in c.evidence if ev.effect > 0 and ev.source not in ("", "text", "probe")})
+            said = ", ".join(says(v) for v in voices) or "the probes' error texts"
+            why = f" ({', '.join(codes)})" if codes else f" ({said})"
             notes.append(f"model evidence moved {c.id} from {was:.0%} to {c.confidence:.0%}{why}")
     for cid, was in old.items():
         if was >= CANDIDATE_THRESHOLD and cid not in {c.id for c in after}:

@@ -26,6 +26,9 @@ _SAYS = {"text": "your text", "session": "onnxruntime's own error", "checker": "
          "file": "the file check"}
 _STATIC_VOICES = frozenset({"checker", "shape-inference"})
 _RUNTIME_SPOKE = frozenset({"session.create-failed", "session.run-failed", "session.ok", "session.fixed-size"})
+# checker complaints onnxruntime is known to tolerate: it sorts the graph itself, and it infers
+# the shapes a value_info leaves out
+_TOLERATED = ("topologically sorted", "is required but missing")
 _QUOTE = re.compile(r'^error text matches "(?P<q>.*?)"(?P<rest>(?: \(.*\))?)$', re.S)
 
 
@@ -61,6 +64,10 @@ def _source_of_line(line: int | None, sources: list[tuple[str, str]]) -> str | N
     return None
 
 
+def says(source: str) -> str:
+    return _SAYS.get(source, source)
+
+
 def label(cands: list[Any], sources: list[tuple[str, str]]) -> None:
     """Say on each text evidence whose words matched (Evidence.source, and in its detail)."""
     for c in cands:
@@ -94,21 +101,30 @@ def _static_only(c: Any, checker_codes: set[str]) -> bool:
     return True
 
 
+def _tolerated(c: Any) -> bool:
+    return any(ev.kind == "signature" and any(t in ev.detail for t in _TOLERATED) for ev in c.evidence if ev.effect > 0)
+
+
 def runtime_decides(ranked: list[Any], findings: list[Finding], threshold: float) -> list[str]:
     """When onnxruntime has spoken, entries supported only by the checker or shape inference drop
-    below the diagnosis line; say so in a note."""
-    if not any(f.code in _RUNTIME_SPOKE for f in findings):
-        return []
+    below the diagnosis line; without a session, so do the checker complaints the runtime is
+    known to tolerate (node order, missing shapes). Say so in a note."""
+    spoke = any(f.code in _RUNTIME_SPOKE for f in findings)
     checker_codes = {f.code for f in findings if f.probe in ("checker", "shape_inference")}
     demoted = []
     for c in ranked:
-        if c.confidence >= threshold and _static_only(c, checker_codes):
+        if c.confidence >= threshold and _static_only(c, checker_codes) and (spoke or _tolerated(c)):
             c.confidence = min(c.confidence, threshold - 0.05)
             demoted.append(c)
     if not demoted:
         return []
     ranked.sort(key=lambda c: (-c.confidence, c.id))
     failed = next((f for f in findings if f.code in ("session.create-failed", "session.run-failed", "session.fixed-size")), None)
-    verdict = "onnxruntime fails for its own reason (see the session's finding)" if failed else "onnxruntime loads and runs the model anyway"
+    if not spoke:
+        verdict = "onnxruntime tolerates this complaint (it sorts the graph and infers missing shapes itself)"
+    elif failed:
+        verdict = "onnxruntime fails for its own reason (see the session's finding)"
+    else:
+        verdict = "onnxruntime loads and runs the model anyway"
     ids = ", ".join(c.id for c in demoted)
     return [f"{ids}: only onnx.checker or shape inference complain, and {verdict}: a note, not the diagnosis"]
