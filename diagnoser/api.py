@@ -107,13 +107,16 @@ def diagnose(
                 c.confidence = min(c.confidence, DIAGNOSIS_THRESHOLD - 0.05)  # synthesized inputs: never a confident diagnosis
     sure = [c for c in ranked if c.confidence >= DIAGNOSIS_THRESHOLD]
     maybe = sorted([c for c in ranked if CANDIDATE_THRESHOLD <= c.confidence < DIAGNOSIS_THRESHOLD] + weak, key=lambda c: -c.confidence)[:5]
+    leading: tuple = ()
     if failed:
-        from diagnoser.failures import lead_notes
+        from diagnoser.failures import lead_notes, unexplained
 
         lead = lead_notes(failed) + lead
+        if not sure:
+            leading = tuple(f for f in unexplained(failed, maybe, findings) if f.code != "probe.failed")
     if prepared.text.strip() or sure or maybe:
         notes = lead + _notes(sure, maybe, model is not None)
-    elif failed:
+    elif leading or any(f.code == "probe.failed" for f in failed):
         notes = lead
     else:
         notes = lead + [f"the probes predict no known problem for this {'model' if model is not None else 'environment'}"]
@@ -127,7 +130,7 @@ def diagnose(
         findings=tuple(findings),
         facts=facts,
         notes=tuple(notes),
-        failures=() if sure else tuple(f for f in failed if f.code != "probe.failed"),
+        failures=leading,
         input={
             "text_chars": prepared.original_chars,
             "text_truncated": prepared.truncated,

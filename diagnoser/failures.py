@@ -59,6 +59,24 @@ _STATUS = re.compile(r"\[ONNXRuntimeError\] : \d+ : \w+ : ")
 _NOISE = re.compile(r"(?:\S+\.(?:h|cc|cpp|hpp):\d+\s*)|(?:\w+(?:::~?\w+)+\([^()]*(?:\([^()]*\)[^()]*)*\)(?: const)?(?: \[with [^\]]*\])?\s*)")
 
 
+def unexplained(found: list[Failure], cands: list[Any], findings: list[Finding]) -> list[Failure]:
+    """The failures no ranked entry speaks for, and none of the checker's or shape inference's
+    once onnxruntime has loaded and run the model (it tolerates what they complain about)."""
+    from diagnoser.provenance import SOURCES
+
+    ran = any(f.code == "session.ok" for f in findings)
+    out = []
+    for f in found:
+        if ran and f.code in ("checker.invalid", "shape.inference-error"):
+            continue
+        voice = SOURCES.get(f.code)
+        if any(ev.effect > 0 and ((ev.kind == "finding" and ev.detail.startswith(f.code + ":")) or (voice and ev.source == voice))
+               for c in cands for ev in c.evidence):
+            continue
+        out.append(f)
+    return out
+
+
 def _first_line(text: str) -> str:
     """The words that say what went wrong: after the last onnxruntime status prefix, without
     source paths and C++ signatures, on one line."""
