@@ -11,6 +11,8 @@ from typing import Any
 
 from diagnoser.report import Finding
 
+_NOT_THE_MODEL = ("bad_alloc", "bad allocation", "MemoryError", "Failed to allocate memory")
+
 
 def _dims(worked: dict[str, list[int]], tried: dict[str, list[int]]) -> list[tuple[str, int, int, int]]:
     """(input, axis, size that worked, size that failed) for every dimension that changed."""
@@ -44,6 +46,8 @@ def fixed_size(ctx: Any, varied: list[dict], last: dict, base: dict) -> list[Fin
         if rec.get("stage") != "vary-failed":
             continue
         kind, error = rec.get("kind", "other"), rec.get("error", "")
+        if any(s in error for s in _NOT_THE_MODEL):
+            continue  # the larger run hit the probe's memory limit: a fact about the limit, not the model
         dims = _dims(rec.get("worked") or {}, rec.get("shapes") or {})
         if not dims:
             continue

@@ -94,6 +94,10 @@ def _hints(ctx: Any) -> list[int]:
 _VARY = ("vary", "vary-ran", "vary-failed")
 
 
+def _oom(error: str) -> bool:
+    return any(s in error for s in _OOM)
+
+
 def run(ctx: Any) -> list[Finding]:
     if ctx.found("external-data.escapes-folder"):
         return [Finding("session.skipped", "info", "no session was created: the model points to external data outside its folder", NAME)]
@@ -103,15 +107,16 @@ def run(ctx: Any) -> list[Finding]:
     varied = [r for r in records if r.get("stage") in _VARY]
     main = [r for r in records if r.get("stage") not in _VARY]
     last = main[-1] if main else {"stage": "start"}
-    if code is None and last.get("stage") == "ran":
-        code = 0  # the model ran; only the run at another size hung (reported below)
+    if last.get("stage") == "ran" and code != 0:
+        code = 0  # the model ran; only a run at another size hung, crashed or ran out of memory
+        varied = [r for r in varied if r.get("stage") != "vary-failed" or not _oom(r.get("error", ""))]
     stage = last.get("stage")
     where = {"import": "importing onnxruntime", "create": "creating the session", "run": "running the model"}.get(stage, stage)
     base = {"providers": providers, "skipped_providers": skipped, "memory_limit_mb": limit // 2**20}
     if code is None:
         return [Finding("session.timeout", "warning", f"the session hung while {where} (no answer in {ctx.session_timeout:.0f} s); it was killed", NAME, details={**base, "stage": stage})]
-    error = last.get("error", "") or err
-    if any(s in error for s in _OOM) or stage == "oom":
+    error = last.get("error", "") or ("" if stage == "ran" else err)
+    if _oom(error) or stage == "oom":
         return [Finding("session.out-of-memory", "warning",
                         f"the session ran out of memory while {where} under the probe's limit of {limit // 2**20} MiB: {error.splitlines()[0][:200] if error else ''}",
                         NAME, details={**base, "stage": stage, "error_text": error[:4000]})]

@@ -158,3 +158,18 @@ def test_user_shapes_are_not_varied(case):
     report = run(case("session-run-fails"), probes="all", shapes={"x": [14]})
     ok = next(f for f in report.findings if f.code == "session.ok")
     assert ok.details["other_sizes"] is None
+
+
+def test_a_crash_while_trying_another_size_keeps_the_first_verdict(good_model, tmp_path, monkeypatch):
+    """The model ran; the larger run then died (memory limit, a crash): no failure is claimed."""
+    fake = tmp_path / "child.py"
+    fake.write_text("import json, os\n"
+                    "for r in ({'stage': 'created', 'providers': ['CPUExecutionProvider']},\n"
+                    "          {'stage': 'ran', 'outputs': [[1, 2]], 'shapes': {'x': [1, 3]}, 'synthetic': True},\n"
+                    "          {'stage': 'vary', 'kind': 'batch', 'shapes': {'x': [2, 3]}, 'worked': {'x': [1, 3]}}):\n"
+                    "    print(json.dumps(r), flush=True)\n"
+                    "os.abort()\n")
+    real = session.os.path.join
+    monkeypatch.setattr(session.os.path, "join", lambda *a: str(fake) if a[-1] == "_session_child.py" else real(*a))
+    found = {f.code for f in run(good_model, probes="all").findings}
+    assert "session.ok" in found and not found & {"session.crashed", "session.fixed-size", "session.out-of-memory"}
