@@ -38,3 +38,22 @@ def test_view_1_is_a_baked_batch_but_a_plain_flatten_is_not():
     assert [c.values for c in baked.holding(g, 1, batch=True)] == [(1, -1)]
     g = _graph([_const("flat", [-1, 16])], "flat")
     assert baked.holding(g, 1, batch=True) == [] and baked.size_hints(g) == []
+
+
+def test_a_size_limit_with_no_frozen_constant_is_only_a_warning():
+    """A model whose dynamic dim fails at another size without a frozen shape constant or a
+    failing shape op (a fixed positional table, say) is not claimed as a baked export."""
+    from types import SimpleNamespace
+
+    from diagnoser.probes._fixed_size import fixed_size
+
+    g = helper.make_graph([helper.make_node("Add", ["x", "pos"], ["y"], name="/pos/Add")], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                          [numpy_helper.from_array(np.zeros((1, 64, 8), dtype=np.float32), "pos")])
+    ctx = SimpleNamespace(model=SimpleNamespace(proto=helper.make_model(g)))
+    rec = {"stage": "vary-failed", "kind": "other", "worked": {"x": [1, 64, 8]}, "shapes": {"x": [1, 128, 8]},
+           "error": "Fail: Non-zero status code returned while running Add node. Name:'/pos/Add' Status Message: ... "
+                    "Attempting to broadcast an axis by a dimension other than 1. 64 by 128"}
+    (f,) = fixed_size(ctx, [rec], {}, {})
+    assert f.severity == "warning" and f.node == "/pos/Add" and not f.details["constants"]

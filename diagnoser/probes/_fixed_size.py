@@ -1,9 +1,10 @@
 """Part of the session probe: a declared dynamic dimension that works at one size only.
 
 The session child runs the model again with the batch at 2 and the other dynamic dims at another
-size. A failure there is a defect of the model, not of the synthesized values (the same inputs
-at the first size ran), so it is an error finding: the node the runtime names, and the shape
-constants holding the size that worked (diagnoser.baked), which the exporter froze.
+size. A failure there is a fact about the model, not about the synthesized values (the same
+inputs at the first size ran). It is an error when the exporter's part is shown: a shape
+constant holding the size that worked (diagnoser.baked), or a failing shape op; otherwise a
+warning, since the limit may be the architecture's own (a fixed positional table).
 """
 from __future__ import annotations
 
@@ -60,8 +61,12 @@ def fixed_size(ctx: Any, varied: list[dict], last: dict, base: dict) -> list[Fin
             shown = ", ".join("?" if v is None else str(v) for v in c.values)
             baked_in = f"; the size that worked is frozen in the shape {{{shown}}} that {c.op} node '{c.consumer}' reads (from {c.source})"
         declared = ", ".join(f"{n}[{ax}]" for n, ax, _, _ in dims[:4]) + (" (batch)" if kind == "batch" else "")
+        # a frozen shape constant, or a failing shape op, says the exporter baked the size; without
+        # either the size limit may be the architecture's (a fixed positional table): a warning
+        shape_op = any(f"running {op} node" in error for op in ("Reshape", "Expand", "Tile", "ConstantOfShape"))
+        severity = "error" if consts or shape_op else "warning"
         findings.append(Finding(
-            "session.fixed-size", "error",
+            "session.fixed-size", severity,
             f"the model declares {declared} dynamic but works at one size only: it runs at "
             f"{_shapes(rec.get('worked'))}, and fails when {what}" + (f" at node '{node}'" if node else "") + f": {_first_line(error)}{baked_in}",
             "session", node=node,

@@ -5,7 +5,7 @@ An error, a crash (segfault, abort) or a hang becomes a finding; the runtime's o
 goes back through the matcher (details["error_text"]). A failure that needs synthesized inputs
 to show is reported as such, as a warning, never as a confident diagnosis. Once a run succeeds,
 the declared dynamic dimensions are tried at another size (batch 2, the others doubled): a model
-that works at one size only is an error (session.fixed-size, see _fixed_size.py). When every
+that works at one size only is session.fixed-size (see _fixed_size.py). When every
 everyday size fails, sizes frozen in the model's shape constants are tried (diagnoser.baked).
 """
 from __future__ import annotations
