@@ -5,6 +5,7 @@ import os
 from collections.abc import Iterable, Mapping
 
 from diagnoser import facts as facts_mod
+from diagnoser import provenance
 from diagnoser.index import Index, default_index
 from diagnoser.links import doc_url
 from diagnoser.errors import UserInputError
@@ -77,11 +78,12 @@ def diagnose(
     prepared = prepare(text or "", binary=binary)
     provs = tuple(p.strip() for p in (providers or ()) if p and p.strip())
     first = score(idx, prepared.text, provs)
+    provenance.label(first, provenance.texts(prepared.text, []))
     facts = _merged_facts(prepared.text, first)
     findings: list[Finding] = []
     ranked, weak, lead, failed = first, [], [], []
     if model is not None or env:
-        from diagnoser import failures, modelfile, provenance
+        from diagnoser import failures
         from diagnoser.probes import ProbeContext, environment, registered, run_all, static
 
         loaded, broken_file = _load(model)
@@ -175,8 +177,6 @@ def _load(model: str | os.PathLike[str] | None) -> tuple[object | None, list[Fin
 
 def _moved(before: list[Candidate], after: list[Candidate]) -> list[str]:
     """Say which entries the model's evidence moved, and by which findings or whose words."""
-    from diagnoser.provenance import says
-
     old = {c.id: c.confidence for c in before}
     notes = []
     for c in after[:5]:
@@ -184,7 +184,7 @@ def _moved(before: list[Candidate], after: list[Candidate]) -> list[str]:
         if abs(c.confidence - was) >= 0.1:
             codes = [ev.detail.split(":", 1)[0] for ev in c.evidence if ev.kind == "finding"]
             voices = sorted({ev.source for ev in c.evidence if ev.effect > 0 and ev.source not in ("", "text", "probe")})
-            said = ", ".join(says(v) for v in voices) or "the probes' error texts"
+            said = ", ".join(provenance.says(v) for v in voices) or "the probes' error texts"
             why = f" ({', '.join(codes)})" if codes else f" ({said})"
             notes.append(f"model evidence moved {c.id} from {was:.0%} to {c.confidence:.0%}{why}")
     for cid, was in old.items():

@@ -69,7 +69,9 @@ def says(source: str) -> str:
 
 
 def label(cands: list[Any], sources: list[tuple[str, str]]) -> None:
-    """Say on each text evidence whose words matched (Evidence.source, and in its detail)."""
+    """Say on each text evidence whose words matched (Evidence.source, and in its detail when
+    the user's text is not the only text read)."""
+    mixed = any(src != "text" for src, _ in sources)
     for c in cands:
         best = _source_of_line(c.line, sources)
         out = []
@@ -77,7 +79,7 @@ def label(cands: list[Any], sources: list[tuple[str, str]]) -> None:
             if ev.kind == "signature":
                 m = _QUOTE.match(ev.detail)
                 src = (_source_of(m.group("q"), sources) if m else None) or best or "text"
-                detail = f'{_SAYS[src]} matches "{m.group("q")}"{m.group("rest")}' if m else ev.detail
+                detail = f'{_SAYS[src]} matches "{m.group("q")}"{m.group("rest")}' if m and mixed else ev.detail
                 ev = dataclasses.replace(ev, detail=detail, source=src)
             elif ev.kind in ("example", "context"):
                 ev = dataclasses.replace(ev, source=best or "text")
