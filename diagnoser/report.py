@@ -27,6 +27,9 @@ class Evidence:
     kind: Literal["signature", "example", "context", "providers", "finding"]
     detail: str
     effect: float
+    # whose words or facts: "text" (the user's paste), "session", "checker", "shape-inference",
+    # "environment", "probe" (a probe's finding); "" when not labelled
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,17 @@ class Diagnosis:
 
 
 @dataclass(frozen=True)
+class Failure:
+    """A failure a probe saw (the file, the session, the checker...) that no diagnosis explains:
+    it leads the report instead of "no known problem". A text triage can attach to it."""
+
+    code: str  # the finding's code
+    stage: str  # what failed, e.g. "creating an onnxruntime session"
+    error: str  # the core of the tool's own words, one line
+    node: dict[str, str] = field(default_factory=dict)  # node, op, op_version, input0...: its facts
+
+
+@dataclass(frozen=True)
 class Report:
     diagnoses: tuple[Diagnosis, ...]
     candidates: tuple[Diagnosis, ...]
@@ -58,6 +72,7 @@ class Report:
     facts: dict[str, str]
     notes: tuple[str, ...]
     input: dict[str, Any]
+    failures: tuple[Failure, ...] = ()  # what failed unexplained, most decisive first
     schema_version: str = SCHEMA_VERSION
 
     @property
@@ -72,7 +87,7 @@ class Report:
     @property
     def healthy(self) -> bool:
         """Nothing diagnosed, no candidate, and no probe reported an error or a warning."""
-        return not self.diagnoses and not self.candidates and not any(f.severity in ("error", "warning") for f in self.findings)
+        return not (self.diagnoses or self.candidates or self.failures) and not any(f.severity in ("error", "warning") for f in self.findings)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

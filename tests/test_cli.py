@@ -108,6 +108,10 @@ BAD_FILES = {
 }
 
 
+# a file that is not a usable model is the diagnosis the user came for: JSON report, exit 0
+BAD_FILE_ENTRY = {"empty": "OT0163", "text": "OT0162", "lfs": "OT0162", "zip": "OT0162", "pickle": "OT0400", "truncated": "OT0162"}
+
+
 @pytest.mark.parametrize("kind", sorted(BAD_FILES))
 def test_bad_model_files(kind, tmp_path):
     path = tmp_path / f"{kind}.onnx"
@@ -116,7 +120,16 @@ def test_bad_model_files(kind, tmp_path):
         path.write_bytes(good[: len(good) // 2])
     elif BAD_FILES[kind] is not None:
         path.write_bytes(BAD_FILES[kind])
-    _one_line_error(run(MEMCPY, "--model", str(path)))
+    if kind == "missing":  # no such path: a usage error
+        _one_line_error(run(MEMCPY, "--model", str(path)))
+        return
+    proc = run("--model", str(path), "--json")
+    assert proc.returncode == 0, proc.stderr.decode()
+    data = json.loads(proc.stdout)
+    assert [f["code"] for f in data["findings"] if f["code"].startswith("file.")]
+    assert data["diagnoses"][0]["id"] == BAD_FILE_ENTRY[kind]
+    with_text = json.loads(run(MEMCPY, "--model", str(path), "--json").stdout)
+    assert BAD_FILE_ENTRY[kind] in [d["id"] for d in with_text["diagnoses"]]
 
 
 def test_directory_as_model(tmp_path):

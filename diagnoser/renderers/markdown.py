@@ -26,6 +26,13 @@ def render(report: Report, lang: str = "en") -> str:
     if report.diagnoses:
         for d in report.diagnoses:
             lines += _diagnosis(d, lang)
+    elif report.failures:
+        lines += ["模型出错，尚无条目能解释：" if lang == "zh" else "The model fails, and no entry explains it yet:", ""]
+        for f in report.failures:
+            where = f" (`{f.node['node']}`)" if f.node.get("node") else ""
+            lines.append(f"- `{f.code}`{where}: {f.error}")
+            lines += [f"  - {v}" for k, v in sorted(f.node.items()) if k.startswith("input")][:6]
+        lines.append("")
     else:
         lines += ["No known problem matches with confidence.", ""]
     if report.candidates:

@@ -34,6 +34,21 @@ def _unique(items):
     return out
 
 
+def _failures(report: Report, paint: "_Paint", lang: str, width: int) -> list[str]:
+    """A model that fails with no entry to explain it: the failure leads, with its node."""
+    t = labels(lang)
+    out = [paint(x, "red") for x in wrap(t["failures"], width)]
+    for f in report.failures:
+        node = f.node.get("node")
+        where = f" [{node}{' ' + f.node['op'] if f.node.get('op') else ''}]" if node else (f" [{f.node['op']}]" if f.node.get("op") else "")
+        body = wrap(f"{f.code}{where}: {f.error}", width, "  ! ", "    ")
+        out += ["  " + paint("!", "red") + body[0][3:]] + body[1:]
+        inputs = [v for k, v in sorted(f.node.items()) if k.startswith("input")]
+        if inputs:
+            out += wrap(f"{t['inputs']}: " + "; ".join(inputs[:6]), width, "    ")
+    return out + [""]
+
+
 def _diagnosis(d: Diagnosis, n: int, paint: _Paint, lang: str, width: int) -> list[str]:
     t = labels(lang)
     title = d.title_zh if lang == "zh" else d.title
@@ -71,6 +86,8 @@ def render(report: Report, color: bool = False, lang: str = "en", width: int = 8
     if report.diagnoses:
         for i, d in enumerate(report.diagnoses, 1):
             lines += _diagnosis(d, i, paint, lang, width) + [""]
+    elif report.failures:
+        lines += _failures(report, paint, lang, width)
     elif report.environment_only and report.healthy:
         lines += [paint(x, "green") for x in wrap(t["env_ok"], width)] + [""]
     else:
