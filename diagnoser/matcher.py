@@ -195,6 +195,11 @@ def score(
                 logit = max(logit, _logit(0.85)) + (2.0 if sig > 0 else 0.0)
                 cand.evidence.append(Evidence("providers", f"providers {', '.join(pset)} requested together", 1.0))
                 break
+        if e.providers and not given and line is not None:
+            named = _providers_on_line(text, line)
+            if named and not named & set(e.providers):
+                logit -= 2.5
+                cand.evidence.append(Evidence("providers", f"the error names {', '.join(sorted(named))}, not {', '.join(e.providers)}", -1.0))
         if e.providers and given:
             if given & set(e.providers):
                 logit += 0.5
@@ -222,6 +227,15 @@ def score(
     _share_between_rivals(out)
     out.sort(key=lambda c: (-c.confidence, c.id))
     return out
+
+
+_PROVIDER = re.compile(r"\b([A-Z][A-Za-z]{1,30}ExecutionProvider)\b")
+
+
+def _providers_on_line(text: str, line: int) -> set[str]:
+    """Execution providers the error line (and the two after it, where a wrap may fall) names."""
+    lines = text.split("\n")[line:line + 3]
+    return {m.group(1) for ln in lines for m in _PROVIDER.finditer(ln)}
 
 
 def _share_between_rivals(cands: list[Candidate]) -> None:
