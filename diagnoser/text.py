@@ -197,7 +197,7 @@ _WRAPPERS = re.compile(
     r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?(?:\s+(?:UTC|GMT))?\]?|"
     r"\[?\d\d:\d\d:\d\d(?:[.,]\d{1,9})?\]?|"
     # levels: ERROR, [ERROR], | ERROR |, ERROR:root:, E/tag(123):, E0123 10:00:01.123 123 file.cc:12]
-    r"\|?\s*\[?(?:ERROR|ERR|WARNING|WARN|INFO|DEBUG|FATAL|CRITICAL|TRACE|SEVERE)\]?(?::[\w.]{1,40}:|\s*[:|\-]|\s)|"
+    r"[-|]?\s*\[?(?:ERROR|ERR|WARNING|WARN|INFO|DEBUG|FATAL|CRITICAL|TRACE|SEVERE)\]?(?::[\w.]{1,40}:|\s*[:|\-]|\s)|"
     r"[VDIWEF]/[\w.\-]{1,40}(?:\(\s*\d+\))?:|"
     r"[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w./-]{1,80}:\d+\]|"
     # loguru / structlog module markers: "module:function:12 - "

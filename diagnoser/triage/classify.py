@@ -17,7 +17,15 @@ ONNX_FAMILY = re.compile(
     r"onnx|\bORT_[A-Z_]{3,}|\bOrt(?:Exception|Run|Session\w*|::)|\bort::|ExecutionProvider|InferenceSession|"
     r"ShapeInferenceError|TypeInferenceError|\bopset\b|ort-wasm|ort\.(?:min\.)?js|Microsoft\.ML\.OnnxRuntime|"
     r"Non-zero status code returned|Type parameter \(T\)|of (?:output|input) arg|bound to different types|"
-    r"Could not find an implementation for|\bDirectML\b|\bDML\b",
+    r"Could not find an implementation for|\bDirectML\b|\bDML\b|"
+    # the runtime's own phrases that name no package
+    r"Invalid rank for input|Required inputs \(|is missing in 'feeds'|Invalid (?:Feed )?Input Name|Invalid Output Name|"
+    r"indices element out of data bounds|BFCArena|MLDataType|VerifyOutputSizes|AssignNodesToEps|kernel def hash|"
+    r"is not a registered function/op|protobuf parsing failed|No graph was found in the protobuf|Input must be a list of dictionaries|"
+    r"Exception during initialization|Unexpected input data type|Got invalid dimensions|"
+    # the exporters' and converters' own phrases
+    r"TracerWarning|dynamic_axes|export an ONNX|ONNX symbolic|Tensorflow op \[|Unsupported ops: Counter|MissingShapeCalculator|"
+    r"ModelProto|2GiB limit",
     re.I,
 )
 
@@ -53,16 +61,20 @@ _WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"onnx2tf|onnx2torch|hummingbird|jax2onnx|x2paddle|MissingShapeCalculator|Tensorflow op \[", re.I)),
     ("torch.onnx", re.compile(
         r"torch\.onnx|torch\.export|torch\._dynamo|aten::|\baten\.\w|symbolic_opset|SymbolicValueError|OnnxExporterError|"
-        r"Exporting the operator|ONNX export|export failure|dynamo_export|TorchExportError|torch\.jit|TracerWarning|ExportedProgram", re.I)),
+        r"Exporting the operator|ONNX export|export failure|dynamo_export|TorchExportError|torch\.jit|TracerWarning|ExportedProgram|"
+        r"export an ONNX|ONNX symbolic|symbolic expected|TorchScript graph|prim::|dynamic_axes|dynamic_shapes", re.I)),
     ("onnx", re.compile(
         r"onnx\.(?:checker|shape_inference|version_converter|helper|onnx_cpp2py_export)|ShapeInferenceError|TypeInferenceError|"
-        r"ValidationError|version_converter|No Op registered for|check_model|infer_shapes|onnx/defs|onnx\\\\defs", re.I)),
+        r"ValidationError|version_converter|No Op registered for|check_model|infer_shapes|onnx/defs|onnx\\\\defs|"
+        r"ModelProto exceeds|2GiB limit|Failed to serialize proto|No graph was found in the protobuf|Bad node spec", re.I)),
     ("onnxruntime", re.compile(
         r"ONNXRuntimeError|onnxruntime|\bORT_[A-Z_]{3,}|OrtException|Ort::Exception|\bort::|ExecutionProvider|InferenceSession|"
         r"Non-zero status code|Load model from|Microsoft\.ML\.OnnxRuntime", re.I)),
 )
 
 _RUN = re.compile(
+    r"Invalid rank for input|indices element out of data bounds|BFCArena|relative difference|is missing in 'feeds'|"
+    r"Input must be a list of dictionaries|reshaped to the requested shape|VerifyOutputSizes|Could not create tensor|"
     r"Non-zero status code returned while running|\.run\(|\bRun\(|OrtRun|RunOptions|Got invalid dimensions|Unexpected input data type|"
     r"Required inputs? \([^)\n]{0,200}\) (?:is|are) missing|Invalid (?:Feed )?Input Name|Invalid Output Name|data type discovered|"
     r"_sess\.run|session\.run|sess\.run|\.predict\(|Kernel \"\[|failed to inference|run failed", re.I)
@@ -71,6 +83,12 @@ _INSTALL = re.compile(
     r"Unable to load (?:DLL|shared library)|undefined symbol|pip install|backend not found|no available backend|Illegal instruction|"
     r"GLIBC_|Failed to load (?:the )?(?:wasm|WebAssembly)|magic word|MIME type|Cannot find module|cannot import name", re.I)
 _CONVERT = re.compile(r"version_converter|convert_version", re.I)
+_SERIALISE = re.compile(r"ModelProto exceeds|2GiB limit|Failed to serialize proto|SerializeToString", re.I)
+_PARSE = re.compile(r"Protobuf parsing failed|No graph was found|ModelProto does not have a graph|external data|Deserialize tensor", re.I)
+# the runtime's provider libraries and the packages that carry them: an installation matter
+_PROVIDER_SETUP = re.compile(
+    r"onnxruntime_providers_(?:cuda|tensorrt|shared|rocm|openvino)|libcudnn|libcublas|cudnn64|cublas(?:Lt)?64|cudart|CUDA_PATH|"
+    r"not in available provider names|subset of available providers|EntryPointNotFound|requested API version", re.I)
 
 
 def _outermost_package(text: str) -> str | None:
@@ -108,8 +126,12 @@ def stage_of(component: str, text: str, error_lines: str) -> str:
     if component == "quantization":
         return "quantize"
     if component == "onnx":
-        return "convert" if _CONVERT.search(text) else "load"
-    if _INSTALL.search(error_lines):
+        # the entries file checker and shape-inference complaints under the step that made the
+        # model (convert); parsing a file is loading it, writing one past 2 GB is exporting it
+        if _SERIALISE.search(text):
+            return "export"
+        return "load" if _PARSE.search(text) and not _CONVERT.search(text) else "convert"
+    if _INSTALL.search(error_lines) or _PROVIDER_SETUP.search(error_lines):
         return "install"
     if _RUN.search(error_lines) or _RUN.search(text):
         return "run"
