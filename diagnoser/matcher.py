@@ -149,11 +149,10 @@ def score(
     findings: tuple[Finding, ...] = (),
 ) -> list[Candidate]:
     """Every entry with any support, most likely first, with calibrated-ish confidence."""
+    # Signatures anchor on the message's core and read the text as pasted; the similarity
+    # fallback reads the message without its binding's wrappers (core_view, line for line).
     core = core_view(text)
-    views = unwrapped_views(text)
-    if core != text:  # the message without its binding's wrappers, line for line
-        views.append((core, list(range(core.count("\n") + 1))))
-    t = _Text(text, views, index.literals)
+    t = _Text(text, unwrapped_views(text), index.literals)
     entries = index.entries
     hits = {i: h for i in index.searchable(t.present) if (h := _signature_hits(entries[i], t))[0] > 0}
     hit_lines = {h[2] for h in hits.values() if h[2] is not None}

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
-_WORD = re.compile(r"[a-z]{2,}|[\u4e00-\u9fff]+")
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_ASCII = re.compile(r"[a-z]{2,}")
+_CJK = re.compile(r"[\u4e00-\u9fff]+")
 # Words of the wrappers and of every Python traceback: never evidence for one problem.
 _STOP = frozenset(
     "the and for with was not but are has have this that from into its can when while none "
@@ -26,12 +26,13 @@ _STOP = frozenset(
 
 def tokens(text: str) -> frozenset[str]:
     """The distinct words of text (lower-case, no digits), CJK runs as character pairs."""
-    out: set[str] = set()
-    for w in _WORD.findall(_CAMEL.sub(" ", text).lower()):
-        if _CJK.match(w):
-            out.update(w[i:i + 2] for i in range(max(1, len(w) - 1)))
-        elif w not in _STOP:
-            out.add(w)
+    if not text.islower():
+        text = _CAMEL.sub(" ", text).lower()
+    out = set(_ASCII.findall(text))
+    out -= _STOP
+    if not text.isascii():
+        for run in _CJK.findall(text):
+            out.update(run[i:i + 2] for i in range(max(1, len(run) - 1)))
     return frozenset(out)
 
 
@@ -40,8 +41,9 @@ class Vectors:
     """Each example as {word: idf}, with its norm, and the idf of every word the entries use."""
 
     idf: dict[str, float]
-    examples: tuple[tuple[dict[str, float], float], ...]
-    owners: tuple[int, ...]
+    norms: tuple[float, ...]  # per example
+    owners: tuple[int, ...]  # per example: the entry's position
+    postings: dict[str, tuple[int, ...]]  # word -> the examples that use it
 
 
 def build(examples: Sequence[str], owners: Sequence[int]) -> Vectors:
@@ -56,11 +58,14 @@ def build(examples: Sequence[str], owners: Sequence[int]) -> Vectors:
         for w in words:
             df[w] = df.get(w, 0) + 1
     idf = {w: math.log((n + 1) / (d + 0.5)) for w, d in df.items()}
-    vecs = []
-    for t in toks:
-        v = {w: idf[w] for w in t}
-        vecs.append((v, math.sqrt(sum(x * x for x in v.values())) or 1.0))
-    return Vectors(idf=idf, examples=tuple(vecs), owners=tuple(owners))
+    postings: dict[str, list[int]] = {}
+    norms = []
+    for pos, t in enumerate(toks):
+        for w in t:
+            postings.setdefault(w, []).append(pos)
+        norms.append(math.sqrt(sum(idf[w] ** 2 for w in t)) or 1.0)
+    return Vectors(idf=idf, norms=tuple(norms), owners=tuple(owners),
+                   postings={w: tuple(p) for w, p in postings.items()})
 
 
 def best_by_entry(vectors: Vectors, text: str, only: set[int] | None = None) -> dict[int, float]:
@@ -69,13 +74,17 @@ def best_by_entry(vectors: Vectors, text: str, only: set[int] | None = None) -> 
     if not q:
         return {}
     qn = math.sqrt(sum(x * x for x in q.values()))
+    dots: dict[int, float] = {}
+    for w, x in q.items():  # only the examples sharing a word are touched
+        for pos in vectors.postings[w]:
+            dots[pos] = dots.get(pos, 0.0) + x * x
     best: dict[int, float] = {}
-    for (v, vn), owner in zip(vectors.examples, vectors.owners):
+    owners, norms = vectors.owners, vectors.norms
+    for pos, dot in dots.items():
+        owner = owners[pos]
         if only is not None and owner not in only:
             continue
-        dot = sum(x * v[w] for w, x in q.items() if w in v)
-        if dot:
-            cos = dot / (qn * vn)
-            if cos > best.get(owner, 0.0):
-                best[owner] = cos
+        cos = dot / (qn * norms[pos])
+        if cos > best.get(owner, 0.0):
+            best[owner] = cos
     return best
