@@ -13,10 +13,16 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from diagnoser.index import CompiledEntry, CompiledSignature, Index, sort_tokens
+from diagnoser.notes import finding_zh
 from diagnoser.report import Evidence, Finding
-from diagnoser.text import _DECISIVE, unwrapped_views
+from diagnoser.similarity import best_by_entry
+from diagnoser.text import _DECISIVE, core_view, unwrapped_views
 
 _FUZZY_CHARS = 300
+# A distinctive-word cosine reads higher than a surface ratio for the same closeness: measured on
+# the entries' examples (leave-one-out), cosine 0.6 separates own from other entries about as well
+# as ratio 0.7, so the cosine is lifted by this much before the two are compared.
+_IDF_LIFT = 0.1
 
 
 @dataclass
@@ -95,7 +101,8 @@ def _signature_hits(ce: CompiledEntry, t: _Text) -> tuple[float, dict[str, str],
             continue
         found = {k: v for k, v in m.groupdict().items() if v}
         quoted = m.group(0) if len(m.group(0)) <= 160 else m.group(0)[:157] + "..."
-        evidence.append(Evidence("signature", f'error text matches "{quoted}"' + (f" ({sig.note})" if sig.note else ""), sig.weight))
+        evidence.append(Evidence("signature", f'error text matches "{quoted}"' + (f" ({sig.note})" if sig.note else ""), sig.weight,
+                                 detail_zh=f'错误文本含有 "{quoted}"'))
         for k, v in found.items():
             facts.setdefault(k, v)
         if sig.weight > best:
@@ -106,10 +113,20 @@ def _signature_hits(ce: CompiledEntry, t: _Text) -> tuple[float, dict[str, str],
 
 
 def _example_similarity(index: Index, decisive: str, only: set[int] | None = None) -> dict[int, float]:
-    """Best similarity of the decisive text to each entry's examples (token-sorted ratio);
-    with `only`, to those entries' examples alone."""
+    """Best similarity of the decisive text to each entry's examples: the higher of the
+    distinctive-word cosine (diagnoser.similarity) and the token-sorted surface ratio; with
+    `only`, to those entries' examples alone."""
     if not decisive:
         return {}
+    best = {i: min(1.0, c + _IDF_LIFT) for i, c in best_by_entry(index.vectors, decisive, only).items()}
+    for i, r in _surface_similarity(index, decisive, only).items():
+        if r > best.get(i, 0.0):
+            best[i] = r
+    return best
+
+
+def _surface_similarity(index: Index, decisive: str, only: set[int] | None = None) -> dict[int, float]:
+    """Best token-sorted ratio of the decisive text to each entry's examples."""
     keys, owners = index.flat_examples
     if only is not None:
         picked = [p for p, o in enumerate(owners) if o in only]
@@ -134,11 +151,14 @@ def score(
     findings: tuple[Finding, ...] = (),
 ) -> list[Candidate]:
     """Every entry with any support, most likely first, with calibrated-ish confidence."""
+    # Signatures anchor on the message's core and read the text as pasted; the similarity
+    # fallback reads the message without its binding's wrappers (core_view, line for line).
+    core = core_view(text)
     t = _Text(text, unwrapped_views(text), index.literals)
     entries = index.entries
     hits = {i: h for i in index.searchable(t.present) if (h := _signature_hits(entries[i], t))[0] > 0}
     hit_lines = {h[2] for h in hits.values() if h[2] is not None}
-    decisive = decisive_text(text, hit_lines) if text else ""
+    decisive = decisive_text(core, hit_lines) if text else ""
     # Example similarity is the fallback for wordings no signature knows: scan every example only
     # when no signature speaks with some confidence, else just the matched entries' examples.
     strong = any(h[0] >= 0.5 for h in hits.values())
@@ -165,23 +185,34 @@ def score(
             prior = 0.6 * max(0.0, (sim - 0.6) / 0.4) ** 2
             logit = _logit(prior) if prior > 0 else -9.0
         if sim >= 0.6:
-            cand.evidence.append(Evidence("example", f"text resembles a known example ({sim:.0%} similar)", round(sim, 2)))
+            cand.evidence.append(Evidence("example", f"text resembles a known example ({sim:.0%} similar)", round(sim, 2),
+                                          detail_zh=f"与一条已知示例相似（{sim:.0%}）"))
         if text and sig > 0:  # context moves entries a signature supports; it never makes one alone
             for pattern, weight in ce.context:
-                if re.search(pattern, text, re.I):  # re's own cache compiles each pattern once
+                hit = re.search(pattern, text, re.I)  # re's own cache compiles each pattern once
+                if hit:
                     logit += 2.0 * weight
-                    cand.evidence.append(Evidence("context", f"context /{pattern}/ present", weight))
+                    said = " ".join(hit.group(0).split())[:60]
+                    cand.evidence.append(Evidence("context", f'the text mentions "{said}"', weight, detail_zh=f'文本提到 "{said}"'))
         for pset in e.provider_sets:
             if set(pset) <= given:
                 logit = max(logit, _logit(0.85)) + (2.0 if sig > 0 else 0.0)
-                cand.evidence.append(Evidence("providers", f"providers {', '.join(pset)} requested together", 1.0))
+                cand.evidence.append(Evidence("providers", f"providers {', '.join(pset)} requested together", 1.0,
+                                              detail_zh=f"同时请求了执行提供器 {', '.join(pset)}"))
                 break
+        if e.providers and not given and line is not None:
+            named = _providers_on_line(text, line)
+            if named and not named & set(e.providers):
+                logit -= 2.5
+                cand.evidence.append(Evidence("providers", f"the error names {', '.join(sorted(named))}, not {', '.join(e.providers)}", -1.0,
+                                              detail_zh=f"错误提到的是 {', '.join(sorted(named))}，而不是 {', '.join(e.providers)}"))
         if e.providers and given:
             if given & set(e.providers):
                 logit += 0.5
             elif given <= {"CPUExecutionProvider"} or not given & set(e.providers):
                 logit -= 1.0
-                cand.evidence.append(Evidence("providers", f"none of {', '.join(e.providers)} was requested", -1.0))
+                cand.evidence.append(Evidence("providers", f"none of {', '.join(e.providers)} was requested", -1.0,
+                                              detail_zh=f"没有请求 {', '.join(e.providers)} 中的任何一个"))
         confirms = [found_codes[c] for c in e.findings.confirm if c in found_codes]
         refutes = [found_codes[c] for c in e.findings.refute if c in found_codes]
         if confirms and logit < -2.0:
@@ -193,16 +224,25 @@ def score(
                 logit = _logit(0.8 if severe else 0.35) - 2.0
         for i, f in enumerate(confirms):
             logit += 2.0 if i == 0 else 0.7
-            cand.evidence.append(Evidence("finding", f"{f.code}: {f.message}", 1.0))
+            cand.evidence.append(Evidence("finding", f"{f.code}: {f.message}", 1.0, detail_zh=finding_zh(f.code, f.message)))
         for f in refutes:
             logit -= 3.0
-            cand.evidence.append(Evidence("finding", f"{f.code}: {f.message}", -1.0))
+            cand.evidence.append(Evidence("finding", f"{f.code}: {f.message}", -1.0, detail_zh=finding_zh(f.code, f.message)))
         cand.probability = _sigmoid(logit)
         if cand.probability >= 0.02:
             out.append(cand)
     _share_between_rivals(out)
     out.sort(key=lambda c: (-c.confidence, c.id))
     return out
+
+
+_PROVIDER = re.compile(r"\b([A-Z][A-Za-z]{1,30}ExecutionProvider)\b")
+
+
+def _providers_on_line(text: str, line: int) -> set[str]:
+    """Execution providers the error line (and the two after it, where a wrap may fall) names."""
+    lines = text.split("\n")[line:line + 3]
+    return {m.group(1) for ln in lines for m in _PROVIDER.finditer(ln)}
 
 
 def _share_between_rivals(cands: list[Candidate]) -> None:

@@ -53,7 +53,7 @@ def test_fix_bundled_example(tmp_path):
 def test_json_markdown_and_chinese(tmp_path):
     src = _example(tmp_path)
     data = json.loads(run("--log", str(ERROR), "--model", str(src), "--fix", "--json", "-o", str(tmp_path / "out.onnx")).stdout)
-    assert data["schema_version"] == SCHEMA_VERSION == "1.1"
+    assert data["schema_version"] == SCHEMA_VERSION == "1.2"
     [rec] = data["fixes"]["remedies"]
     assert rec["status"] == "applied" and rec["verification"]["outputs"][0]["ok"] is True
     assert rec["verification"]["outputs"][0]["rel"] < 0.04 and data["fixes"]["output"] == str(tmp_path / "out.onnx")
