@@ -130,13 +130,14 @@ def _fix_section(report: Report, paint: _Paint, lang: str, width: int) -> list[s
     from diagnoser.renderers.fixes import WORDS, footer, remedy_lines
 
     fx = report.fixes
-    lines = [paint(WORDS[lang]["head"] + ":", "bold")]
+    lines = [paint(WORDS[lang]["head"] + WORDS[lang]["sep"].rstrip(), "bold")]
     for r in fx.remedies:
         head, detail = remedy_lines(r, lang)
         colour = {"applied": "green", "failed": "red", "error": "red"}.get(r.status, "yellow")
         lines += [paint(x, colour) if i == 0 else x for i, x in enumerate(wrap(head, width, "  * ", "    "))]
         for d in detail:
-            lines += wrap(d, width, "    ", "      ")
+            pad = " " * (len(d) - len(d.lstrip(" ")))
+            lines += wrap(d.lstrip(" "), width, "    " + pad, "      " + pad)
     lines += (["  " + footer(fx, lang)] if fx.output else wrap(footer(fx, lang), width, "  ", "    ")) + [""]  # a path is not wrapped
     return lines
 
