@@ -41,8 +41,6 @@ def _verification(v: Verification, w: dict[str, str]) -> list[str]:
     for o in v.outputs:
         mark = w["ok"] if o.ok else w["over"]
         out.append(f"{w['out']} {o.name}{sep}{w['abs']} {_num(o.max_abs)}{w['comma']}{w['rel']} {_num(o.rel)}  {mark}" + (f" ({o.note})" if o.note else ""))
-    if not v.passed:
-        out.append(v.reason)
     return out
 
 
@@ -53,7 +51,10 @@ def remedy_lines(r: RemedyRecord, lang: str) -> tuple[str, list[str]]:
     entries = f"{w['open']}{w['for']} {', '.join(r.entries)}{w['close']}" if r.entries else ""
     head = f"{r.name} [{w.get(r.grade, r.grade)}] {w.get(r.status, r.status)}{entries}"
     lines = [title] if title else []
-    if r.status != "applied" or r.message not in ("applied and verified",):
+    if lang == "zh":  # the status and verification lines say it in Chinese; a remedy's own reason stays as written
+        if r.status in ("failed", "error") and r.verification is None:
+            lines.append(f"原因：{r.message}")
+    elif r.message != "applied and verified":
         lines.append(r.message)
     if r.changes:
         lines.append(f"{w['changed']}{w['sep'].rstrip()}")
