@@ -43,7 +43,8 @@ def apply(model: Any, ctx: FixContext) -> RemedyResult:
             converted = version_converter.convert_version(model, target)
         except Exception as exc:
             text = str(exc).strip().splitlines()
-            raise RemedyError(f"onnx.version_converter cannot take opset {current} to {target}: {text[0][:300] if text else type(exc).__name__}") from None
+            why = text[0].split("failed: ", 1)[-1] if text else type(exc).__name__  # drop the C++ file and assertion
+            raise RemedyError(f"onnx.version_converter cannot take opset {current} to {target}: {why[:300]}") from None
         converted.ir_version = max(model.ir_version if target > current else 0, ir_for_opset(target) or model.ir_version)
         model = converted
         changes.append(Change("opset", "ai.onnx", f"opset {current} -> {target}"))
