@@ -137,6 +137,10 @@ def main() -> None:
     args = json.loads(sys.argv[1])
     emit(stage="import")
     import onnxruntime  # noqa: F401  (an import failure is its own stage)
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(1)  # the original's session loads while the candidate's does (onnxruntime releases the GIL)
+    original = pool.submit(session, args["original"], True)
     emit(stage="create")
     try:
         sess = session(args["candidate"])
@@ -166,7 +170,7 @@ def main() -> None:
             return
     emit(stage="ran", shapes=used)
     reference, ref_error = None, []
-    for label, runner in (("onnxruntime", lambda p, f: run_ort(p, f, session(p, basic=True))), ("onnx.reference", run_reference)):
+    for label, runner in (("onnxruntime", lambda p, f: run_ort(p, f, original.result())), ("onnx.reference", run_reference)):
         try:
             rnames, routs = runner(args["original"], feed)
             reference = label
@@ -186,3 +190,6 @@ if __name__ == "__main__":
         emit(stage="oom", error="MemoryError")
     except Exception as exc:  # reported to the parent as data
         emit(stage="error", error=f"{type(exc).__name__}: {exc}", trace=traceback.format_exc()[-2000:])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # never wait for a session still loading in the pool (the candidate failed first)
