@@ -3,6 +3,7 @@ the result beside the input (never over it). Nothing is written unless a remedy 
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -35,6 +36,7 @@ def _worse(a: str, b: str) -> str:
     return a if _ORDER.index(a) >= _ORDER.index(b) else b
 
 
+@lru_cache(maxsize=1)
 def _titles() -> dict[str, dict[str, str]]:
     from kb.paths import entries_dir
     from kb.remedies import load_remedies

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnoser.remedies import Change, FixContext, RemedyResult
+from diagnoser.remedies import Change, FixContext, RemedyError, RemedyResult
 
 NAME = "opset-fill"
 GRADE = "review"
@@ -46,8 +46,6 @@ def apply(model: Any, ctx: FixContext) -> RemedyResult:
         newest = min(ctx.max_opset or onnx.defs.onnx_opset_version(), onnx.defs.onnx_opset_version())
         ok = [v for v in range(newest, 0, -1) if all(_fits(s, v) is not None for s in sigs)]
         if not ok:
-            from diagnoser.remedies import RemedyError
-
             raise RemedyError("no ai.onnx opset accepts every node of this graph: the opset cannot be inferred")
         chosen, oldest = ok[0], ok[-1]
         same = all(_fits(s, chosen) == _fits(s, oldest) for s in sigs)
