@@ -10,14 +10,16 @@ WORDS = {
            "error": "remedy error", "changed": "changed", "more": "more", "verified": "verified", "not_verified": "verification failed",
            "checker": "checker + strict shape inference", "session": "CPU session", "ref": "compared with", "noref": "no reference: the original runs nowhere",
            "tol": "tolerance", "out": "output", "abs": "max abs", "rel": "rel", "ok": "ok", "over": "OVER", "written": "written",
-           "nothing": "nothing written (no remedy passed); the input is unchanged", "for": "for", "unsafe_hint": "",
+           "nothing": "nothing written (no remedy passed); the input is unchanged",
+           "none": "no diagnosed problem has an automatic remedy: nothing written", "for": "for", "unsafe_hint": "",
            "not_gated": "shown for review, not gated", "sep": ": ", "open": " (", "close": ")", "semi": "; ", "comma": ", "},
     "zh": {"head": "自动修复（diagnose --fix）", "safe": "安全", "numerics": "改变数值", "review": "需审阅",
            "applied": "已应用", "failed": "未应用", "not-needed": "无需修改", "needs-unsafe": "需加 --unsafe-fixes",
            "error": "修复出错", "changed": "修改", "more": "另有", "verified": "已验证", "not_verified": "验证未通过",
            "checker": "检查器与严格形状推断", "session": "CPU 会话", "ref": "对照", "noref": "无对照：原模型在任何引擎上都无法运行",
            "tol": "容差", "out": "输出", "abs": "最大绝对误差", "rel": "相对", "ok": "通过", "over": "超出", "written": "已写入",
-           "nothing": "未写入任何文件（没有修复通过验证）；输入文件未改动", "for": "对应", "unsafe_hint": "",
+           "nothing": "未写入任何文件（没有修复通过验证）；输入文件未改动",
+           "none": "诊断出的问题都没有自动修复：未写入任何文件", "for": "对应", "unsafe_hint": "",
            "not_gated": "仅供审阅，不作判定", "sep": "：", "open": "（", "close": "）", "semi": "；", "comma": "，", "ran": "已运行", "not run": "未运行", "ok!": "通过",
            "initializer": "权重", "node-added": "新增节点", "node-removed": "删除节点", "node-retyped": "节点改类型",
            "node-changed": "节点修改", "output": "输出", "input": "输入", "external-data": "外部数据"},
@@ -68,4 +70,6 @@ def remedy_lines(r: RemedyRecord, lang: str) -> tuple[str, list[str]]:
 
 def footer(fx: FixOutcome, lang: str) -> str:
     w = WORDS[lang]
-    return f"{w['written']}{w['sep']}{fx.output}" if fx.output else w["nothing"]
+    if fx.output:
+        return f"{w['written']}{w['sep']}{fx.output}"
+    return w["nothing"] if fx.remedies else w["none"]

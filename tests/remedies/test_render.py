@@ -61,3 +61,17 @@ def test_json_fixes_section():
     assert fx["output"] == "m.fixed.onnx" and [r["status"] for r in fx["remedies"]] == ["applied", "failed", "needs-unsafe"]
     assert fx["remedies"][1]["verification"]["outputs"][0] == {"name": "y", "dtype": "float32", "max_abs": 0.5, "rel": 0.25, "ok": False, "note": ""}
     assert "fixes" not in json.loads(json_renderer.render(sample_report()))  # only with --fix
+
+
+def test_no_remedy_named_says_so(tmp_path, fixit):
+    import shutil
+
+    from diagnoser.renderers.fixes import footer
+
+    src = shutil.copy(Path(__file__).resolve().parents[2] / "examples" / "bf16_add.onnx", tmp_path / "m.onnx")
+    from diagnoser.api import fix
+
+    rep = fix(text="Execution type OpenVINOExecutionProvider doesn't support memcpy", model=src, probes="static")
+    assert rep.fixes.remedies == () and rep.fixes.output is None
+    assert footer(rep.fixes, "en") == "no diagnosed problem has an automatic remedy: nothing written"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onnx"]
