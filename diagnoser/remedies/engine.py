@@ -54,50 +54,80 @@ def _record(mod: ModuleType, entries: tuple[str, ...], status: str, message: str
 
 def run(path: Path, proto: Any, ctx: FixContext, wanted: dict[str, tuple[str, ...]], output: Path, *, unsafe: bool = False,
         timeout: float = 120.0, memory_mb: int | None = None, weights_bytes: int = 0) -> FixOutcome:
-    """wanted: remedy name -> the entries that name it. Remedies run in the registry's order."""
+    """wanted: remedy name -> the entries that name it. Remedies run in the registry's order, each
+    verified on the model the previous ones left. A remedy whose result fails only because another
+    problem is still there (an opset added to a graph not yet sorted) stays pending: the next
+    remedy is applied on top of it, and if that passes, both are applied, verified together."""
     registry = by_name()
-    current, tolerance, records = copy_model(proto), "exact", []
+    current, tolerance = copy_model(proto), "exact"
+    records: dict[str, RemedyRecord] = {}
+    pending: list[tuple[ModuleType, tuple[str, ...], RemedyResult, str, Any, str]] = []  # failed, retried in combination
     passed: Path | None = None
+
+    def attempt(mod: ModuleType, res: RemedyResult, tol: str) -> tuple[Path | None, Any]:
+        candidate = _save(res, output)
+        check = verify(candidate, path, proto, tol, shapes=ctx.shapes, timeout=timeout, memory_mb=memory_mb, weights_bytes=weights_bytes)
+        if not check.passed:
+            _remove(candidate, res, output)
+            return None, check
+        return candidate, check
+
     try:
         for name, mod in registry.items():
             if name not in wanted:
                 continue
             entries = wanted[name]
+            base = pending[-1][2].model if pending else current
             try:
-                res = mod.apply(copy_model(current), ctx)
+                res = mod.apply(copy_model(base), ctx)
             except RemedyError as exc:
-                records.append(_record(mod, entries, "failed", str(exc)))
+                records[name] = _record(mod, entries, "failed", str(exc))
                 continue
             except Exception as exc:  # a remedy bug must not cost the user the others
-                records.append(_record(mod, entries, "error", f"remedy {name} failed: {type(exc).__name__}: {exc}"))
+                records[name] = _record(mod, entries, "error", f"remedy {name} failed: {type(exc).__name__}: {exc}")
                 continue
             if not res.changes:
-                records.append(_record(mod, entries, "not-needed", res.note or "nothing in this model for it to change"))
+                records[name] = _record(mod, entries, "not-needed", res.note or "nothing in this model for it to change")
                 continue
             grade = res.grade or mod.GRADE
             if grade == "review" and not unsafe:
-                records.append(_record(mod, entries, "needs-unsafe", (res.note + "; " if res.note else "") + "graded 'review' (it changes what the model computes, or guesses): run again with --unsafe-fixes to apply it", res, grade))
+                records[name] = _record(mod, entries, "needs-unsafe", (res.note + "; " if res.note else "") + "graded 'review' (it changes what the model computes, or guesses): run again with --unsafe-fixes to apply it", res, grade)
                 continue
-            tol = _worse(tolerance, res.tolerance or mod.TOLERANCE)
-            candidate = _save(res, output)
-            check = verify(candidate, path, proto, tol, shapes=ctx.shapes, timeout=timeout, memory_mb=memory_mb, weights_bytes=weights_bytes)
-            if not check.passed:
-                _remove(candidate, res, output)
+            tol = _worse(pending[-1][5] if pending else tolerance, res.tolerance or mod.TOLERANCE)
+            candidate, check = attempt(mod, res, tol)
+            together = [p[0].NAME for p in pending]
+            if candidate is None and pending:  # the combination failed: this remedy alone, on the last verified model
+                alone = mod.apply(copy_model(current), ctx)
+                if alone.changes:
+                    res, tol = alone, _worse(tolerance, alone.tolerance or mod.TOLERANCE)
+                    candidate, check = attempt(mod, res, tol)
+                    together = []
+                    if candidate is not None:
+                        pending.clear()
+            if candidate is None:
                 why = check.reason + (f" ({check.checker})" if check.checker != "ok" else "")
-                records.append(_record(mod, entries, "failed", "verification failed: " + why, res, grade, check))
+                records[name] = _record(mod, entries, "failed", "verification failed: " + why, res, grade, check)
+                if not res.writes_weights:
+                    pending.append((mod, entries, res, grade, check, tol))
                 continue
             if passed is not None:
                 passed.unlink(missing_ok=True)
             passed, current, tolerance = candidate, res.model, tol
-            records.append(_record(mod, entries, "applied", res.note or "applied and verified", res, grade, check))
+            for pmod, pentries, pres, pgrade, _, _ in pending:
+                records[pmod.NAME] = _record(pmod, pentries, "applied", f"applied; verified together with {name} (alone it failed: {records[pmod.NAME].message})",
+                                             pres, pgrade, check)
+            pending.clear()
+            note = f"applied on top of {', '.join(together)}, verified together" if together else (res.note or "applied and verified")
+            records[name] = _record(mod, entries, "applied", note, res, grade, check)
+        records = {n: records[n] for n in registry if n in records}  # registry order
         if passed is None:
-            return FixOutcome(str(path), None, tuple(records), unsafe)
+            return FixOutcome(str(path), None, tuple(records.values()), unsafe)
         os.replace(passed, output)
         passed = None
         mask = os.umask(0)
         os.umask(mask)
         os.chmod(output, 0o666 & ~mask)  # mkstemp made it private
-        return FixOutcome(str(path), str(output), tuple(records), unsafe)
+        return FixOutcome(str(path), str(output), tuple(records.values()), unsafe)
     finally:
         if passed is not None:
             passed.unlink(missing_ok=True)

@@ -63,7 +63,7 @@ def test_json_fixes_section():
     assert "fixes" not in json.loads(json_renderer.render(sample_report()))  # only with --fix
 
 
-def test_no_remedy_named_says_so(tmp_path, fixit):
+def test_no_remedy_named_says_so(tmp_path):
     import shutil
 
     from diagnoser.renderers.fixes import footer

@@ -90,3 +90,18 @@ def test_output_never_the_input(tmp_path, fixit):
     src = _relu(tmp_path)
     with pytest.raises(UserInputError, match="overwrite"):
         fixit(src, "reinfer-shapes", output=src)
+
+
+def test_remedies_chain_each_verified_on_the_last(tmp_path, fixit):
+    """Two problems, two remedies: each is verified on the model the previous one left."""
+    nodes = [helper.make_node("Relu", ["t"], ["y"]), helper.make_node("Neg", ["x"], ["t"])]
+    src = save(model(nodes, [vi("x", TP.FLOAT, [3])], [vi("y", TP.FLOAT, [3])], opset=None), tmp_path / "m.onnx")
+    rep = fixit(src, "opset-fill", "reinfer-shapes", unsafe=True)
+    fill, shapes = rep.fixes.remedies
+    assert (fill.name, fill.status, shapes.name, shapes.status) == ("opset-fill", "applied", "reinfer-shapes", "applied")
+    assert "verified together with reinfer-shapes" in fill.message and "topologically sorted" in fill.message  # why it failed alone
+    assert shapes.message == "applied on top of opset-fill, verified together"
+    fixed = onnx.load(rep.fixes.output)
+    assert [n.op_type for n in fixed.graph.node] == ["Neg", "Relu"] and fixed.opset_import[0].version >= 14
+    onnx.checker.check_model(fixed, full_check=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.fixed.onnx", "m.onnx"]
