@@ -68,6 +68,8 @@ def diagnose(
 ) -> Report:
     """Diagnose error text and/or a model, and/or the environment (env=True).
 
+    providers may name a target device as PROVIDER:TARGET (DmlExecutionProvider:npu, see
+    diagnoser.provider_tables); a provider not installed here is judged from its support tables.
     probes="static" skips the session probe; ort_version names a target runtime the model must
     also load on; shapes fix input shapes for the session probe. Raises UserInputError for
     unusable input.
@@ -76,7 +78,9 @@ def diagnose(
         raise UserInputError(f"--probes must be 'static' or 'all', not {probes!r}")
     idx = index or default_index()
     prepared = prepare(text or "", binary=binary)
-    provs = tuple(p.strip() for p in (providers or ()) if p and p.strip())
+    from diagnoser import provider_tables
+
+    provs, targets = provider_tables.parse([p for p in (providers or ()) if p and p.strip()])
     first = score(idx, prepared.text, provs)
     provenance.label(first, provenance.texts(prepared.text, []))
     facts = _merged_facts(prepared.text, first)
@@ -87,7 +91,7 @@ def diagnose(
         from diagnoser.probes import ProbeContext, environment, registered, run_all, static
 
         loaded, broken_file = _load(model)
-        ctx = ProbeContext(model=loaded, facts=facts, providers=provs, text=prepared.text, ort_target=ort_version,
+        ctx = ProbeContext(model=loaded, facts=facts, providers=provs, targets=targets, env=env, text=prepared.text, ort_target=ort_version,
                            shapes={k: tuple(int(d) for d in v) for k, v in (shapes or {}).items()}, mode=probes,
                            session_timeout=session_timeout, session_memory_mb=session_memory_mb)
         ctx.findings.extend(broken_file)
@@ -124,6 +128,7 @@ def diagnose(
         notes = lead + [f"the probes predict no known problem for this {'model' if model is not None else 'environment'}"]
     if findings and prepared.text.strip():
         notes += _moved(first, ranked)
+    notes += [f.message for f in findings if f.code == "env.target-not-here"]
     if weak:
         notes.append("the session failed only when run on synthesized inputs: " + ", ".join(c.id for c in weak) + " are candidates, not diagnoses")
     return Report(
@@ -139,6 +144,7 @@ def diagnose(
             "text_binary": prepared.binary,
             "model": str(model) if model is not None else None,
             "providers": list(provs),
+            "targets": dict(targets),
             "entries": len(idx.entries),
             "env": bool(env),
             "probes": probes,

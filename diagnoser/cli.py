@@ -76,10 +76,11 @@ def _parse_shapes(specs: tuple[str, ...]) -> dict[str, list[int]]:
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="onnx-troubleshooter", prog_name="diagnose", message="%(prog)s %(version)s")
 @click.argument("text", required=False)
 @click.option("--log", "log", metavar="FILE", help="Read the error text from a log file.")
 @click.option("--model", "model", metavar="M.onnx", help="The model that failed; probes look for proof in it.")
-@click.option("--providers", metavar="A,B", help="Execution providers the failing session asked for, in order.")
+@click.option("--providers", metavar="A,B", help="Execution providers the session asks for, in order; PROVIDER:TARGET names the device (DmlExecutionProvider:npu, OpenVINOExecutionProvider:gpu, TensorrtExecutionProvider:8).")
 @click.option("--env", "env", is_flag=True, help="Probe the environment (onnx, onnxruntime packages, providers, CUDA libraries).")
 @click.option("--ort-version", "ort_version", metavar="X.Y", help="Also check the model against this onnxruntime release (IR, opset).")
 @click.option("--probes", "probes", type=click.Choice(["static", "all"]), default="all", show_default=True, help="'static' skips creating and running a session.")
@@ -118,9 +119,11 @@ def command(text, log, model, providers, env, ort_version, probes, shapes, as_js
     else:
         from diagnoser.renderers import terminal as renderer
 
-        out = renderer.render(report, color=sys.stdout.isatty() if color is None else color, lang=lang)
+        from kb.termtext import width
+
+        out = renderer.render(report, color=sys.stdout.isatty() if color is None else color, lang=lang, width=width())
     click.echo(out, nl=False)
-    sys.exit(0 if report.diagnosed else 1)
+    sys.exit(0 if report.diagnosed or (report.environment_only and report.healthy) else 1)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -191,7 +191,10 @@ def build(db: Any, include_holdout: bool = False) -> Index:
 
 
 def _records(root: Path) -> list[dict[str, Any]]:
-    key = f"{CACHE_VERSION}:{FUZZY_CHARS}:{root.resolve()}|{diskcache.stat_key(root, ('.md', '.yaml'))}"
+    # the entries, and the kb code that reads them (a schema change changes what loading yields)
+    kb_code = Path(__file__).resolve().parent.parent / "kb"
+    key = (f"{CACHE_VERSION}:{FUZZY_CHARS}:{root.resolve()}|{diskcache.stat_key(root, ('.md', '.yaml'))}"
+           f"|{diskcache.stat_key(kb_code, ('.py',))}")
     cached = diskcache.load("index", key)
     if cached is not None:
         return cached

@@ -48,8 +48,8 @@ class Diagnosis:
     fixes: tuple[str, ...]
     fixes_zh: tuple[str, ...]
     distinguish: str | None
-    doc: str
-    doc_zh: str
+    doc: str | None  # the entry's page (built locally or at ONNX_KB_DOCS_URL); None: `explain` says how to read it
+    doc_zh: str | None
     explain: str
 
 
@@ -78,6 +78,16 @@ class Report:
     @property
     def diagnosed(self) -> bool:
         return bool(self.diagnoses)
+
+    @property
+    def environment_only(self) -> bool:
+        """A `--env` check with no error text and no model: a healthy result is an answer, not a miss."""
+        return bool(self.input.get("env")) and not self.input.get("text_chars") and not self.input.get("model")
+
+    @property
+    def healthy(self) -> bool:
+        """Nothing diagnosed, no candidate, and no probe reported an error or a warning."""
+        return not self.diagnoses and not self.candidates and not any(f.severity in ("error", "warning") for f in self.findings)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -10,6 +10,7 @@ import click
 from kb.database import load
 from kb.problems import EntryError
 from kb.schema import FAQ_TOPICS
+from kb.termtext import columns, fit_markdown, width, wrap
 
 
 def _db(root: str | None):
@@ -25,6 +26,7 @@ def _db(root: str | None):
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="onnx-troubleshooter", prog_name="kb", message="%(prog)s %(version)s")
 def cli() -> None:
     """The ONNX troubleshooting knowledge base."""
 
@@ -62,7 +64,7 @@ def show_cmd(ident: str, lang: str, as_json: bool, root: str | None) -> None:
     if as_json:
         click.echo(json.dumps(doc.entry.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
-        click.echo(entry_text(doc, lang=lang))
+        click.echo(entry_text(doc, lang=lang, width=width()), nl=False)
 
 
 @cli.command("list")
@@ -79,8 +81,8 @@ def list_cmd(as_json: bool, category: str | None, root: str | None) -> None:
              "summary": e.summary, "retired": e.retired}
             for e in rows], indent=2, ensure_ascii=False))
         return
-    for e in rows:
-        click.echo(f"{e.id}  {e.category:<26} {e.title}{'  (retired)' if e.retired else ''}")
+    for line in columns([(e.id, e.category, e.title + ("  (retired)" if e.retired else "")) for e in rows], width()):
+        click.echo(line)
 
 
 def _faq(root: str | None):
@@ -114,8 +116,8 @@ def search_cmd(query: tuple[str, ...], limit: int, lang: str | None, as_json: bo
         click.echo(f"kb: no entry matches '{text}'", err=True)
         sys.exit(1)
     zh = lang == "zh" or (lang is None and any("\u4e00" <= ch <= "\u9fff" for ch in text))
-    for h in hits:
-        click.echo(f"{h.id}  {h.category:<26} {h.title_zh if zh else h.title}")
+    for line in columns([(h.id, h.category, h.title_zh if zh else h.title) for h in hits], width()):
+        click.echo(line)
 
 
 @cli.group("docs")
@@ -126,17 +128,17 @@ def docs_group() -> None:
 @docs_group.command("build")
 @click.option("--check", is_flag=True, help="Only check that the committed pages are up to date; exit 1 if stale.")
 @click.option("--pages-only", is_flag=True, help="Write the Markdown pages but skip `mkdocs build`.")
-@click.option("--project", metavar="DIR", hidden=True, help="Checkout holding mkdocs.yml (default: this one).")
+@click.option("--dir", "project", metavar="DIR", help="Build in this folder (default: the checkout, or ~/.cache/onnx-troubleshooter/docs for an installed package).")
 @click.option("--root", metavar="DIR", hidden=True)
 def docs_build_cmd(check: bool, pages_only: bool, project: str | None, root: str | None) -> None:
     """Render every entry, FAQ question and finding code into docs/, then build site/ (mkdocs --strict)."""
     import time
 
-    from kb.paths import project_root
+    from kb.paths import docs_project
     from kb.site import SiteError, generate, mkdocs_build
 
     start = time.perf_counter()
-    proj = Path(project) if project else project_root()
+    proj = docs_project(Path(project) if project else None)
     result = generate(proj, _db(root), _faq(root), check=check)
     if check:
         for line in result.stale:
@@ -146,7 +148,7 @@ def docs_build_cmd(check: bool, pages_only: bool, project: str | None, root: str
             sys.exit(1)
         click.echo("kb docs build --check: generated pages are up to date", err=True)
         return
-    click.echo(f"kb docs build: {result.written} page(s) written, {result.removed} removed", err=True)
+    click.echo(f"kb docs build: {result.written} page(s) written in {proj / 'docs'}, {result.removed} removed", err=True)
     if pages_only:
         return
     try:
@@ -154,19 +156,19 @@ def docs_build_cmd(check: bool, pages_only: bool, project: str | None, root: str
     except SiteError as exc:
         click.echo(f"kb: error: {exc}", err=True)
         sys.exit(1)
-    click.echo(f"kb docs build: site built in {proj / 'site'} ({time.perf_counter() - start:.1f}s)", err=True)
+    click.echo(f"kb docs build: site built in {proj / 'site'} ({time.perf_counter() - start:.1f}s); `kb docs serve` serves it", err=True)
 
 
 @docs_group.command("serve")
 @click.option("--port", type=int, default=8000, show_default=True)
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--project", metavar="DIR", hidden=True)
+@click.option("--dir", "project", metavar="DIR", help="The folder given to `kb docs build --dir` (default: where it builds by default).")
 def docs_serve_cmd(port: int, host: str, project: str | None) -> None:
     """Serve the built site (both languages) locally; build it first with `kb docs build`."""
-    from kb.paths import project_root
+    from kb.paths import docs_project
     from kb.site import SiteError, serve
 
-    proj = Path(project) if project else project_root()
+    proj = docs_project(Path(project) if project else None)
     try:
         server = serve(proj / "site", host, port, quiet=False)
     except (SiteError, OSError) as exc:
@@ -202,7 +204,9 @@ def faq_list_cmd(topic: str | None, lang: str, as_json: bool, root: str | None) 
     for t, docs in groups:
         click.echo(f"{t.title_zh if lang == 'zh' else t.title} ({t.key})")
         for d in docs:
-            click.echo(f"  {d.question.id}  {d.question.question_zh if lang == 'zh' else d.question.question}")
+            q = d.question.question_zh if lang == "zh" else d.question.question
+            for line in wrap(q, width(), f"  {d.question.id}  ", " " * (4 + len(d.question.id))):
+                click.echo(line)
 
 
 @faq_group.command("show")
@@ -219,7 +223,7 @@ def faq_show_cmd(ident: str, lang: str, as_json: bool, root: str | None) -> None
     if doc is None:
         click.echo(f"kb: error: no FAQ question '{ident}' (try `kb faq list`)", err=True)
         sys.exit(2)
-    click.echo(json.dumps(faq_json(doc), indent=2, ensure_ascii=False) if as_json else faq_text(doc, lang=lang))
+    click.echo(json.dumps(faq_json(doc), indent=2, ensure_ascii=False) if as_json else faq_text(doc, lang=lang, width=width()), nl=False)
 
 
 @faq_group.command("search")
@@ -234,8 +238,9 @@ def faq_search_cmd(query: tuple[str, ...], lang: str | None, root: str | None) -
     if not hits:
         click.echo(f"kb faq search: nothing matches {' '.join(query)!r}", err=True)
         sys.exit(1)
-    for d in hits:
-        click.echo(f"{d.question.id}  [{d.question.topic}]  {d.question.question_zh if lang == 'zh' else d.question.question}")
+    rows = [(d.question.id, f"[{d.question.topic}]", d.question.question_zh if lang == "zh" else d.question.question) for d in hits]
+    for line in columns(rows, width()):
+        click.echo(line)
 
 
 @faq_group.command("quiz")
@@ -249,7 +254,7 @@ def faq_quiz_cmd(topic: str | None, count: int | None, seed: int | None, lang: s
     from kb import quiz
 
     docs = [d for _, group in _faq(root).by_topic(topic) for d in group]
-    quiz.run(quiz.pick(docs, count, seed), ask=_ask, say=click.echo, lang=lang)
+    quiz.run(quiz.pick(docs, count, seed), ask=_ask, say=lambda text: click.echo(fit_markdown(text, width())), lang=lang)
 
 
 def _ask(prompt: str) -> str | None:

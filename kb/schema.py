@@ -85,9 +85,18 @@ class FindingLinks(_Strict):
     refute: tuple[str, ...] = ()
 
 
+def _tidy_zh(value: str) -> str:
+    """Chinese text without the spaces YAML line folding leaves in it (kb.termtext.tidy_zh)."""
+    from kb.termtext import tidy_zh
+
+    return tidy_zh(value)
+
+
 class Fix(_Strict):
     summary: str = Field(min_length=10)
     summary_zh: str = Field(min_length=2)
+
+    _zh = field_validator("summary_zh")(_tidy_zh)
 
 
 class Reference(_Strict):
@@ -109,6 +118,7 @@ class Entry(_Strict):
     summary: str = Field(min_length=20, max_length=400)
     summary_zh: str = Field(min_length=5)
     category: str
+    _zh = field_validator("title_zh", "summary_zh")(_tidy_zh)
     stage: Literal["export", "convert", "quantize", "load", "run", "install"]
     providers: tuple[str, ...] = ()
     provider_sets: tuple[tuple[str, ...], ...] = Field(
@@ -162,8 +172,9 @@ class FaqQuestion(_Strict):
     question: str = Field(min_length=10, max_length=300)
     question_zh: str = Field(min_length=4, max_length=300)
     answer_zh: str = Field(min_length=40)
+    _zh = field_validator("question_zh", "answer_zh")(_tidy_zh)
     related: tuple[str, ...] = Field(min_length=1, description="Entry IDs or category names the answer explains.")
-    source: str | None = Field(None, description="Where the question comes from, e.g. 'interview article Q46'.")
+    source: str | None = Field(None, description="Where the question comes from, e.g. 'interview question Q46'.")
 
 
 class FaqDocument(_Strict):

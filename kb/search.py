@@ -1,19 +1,35 @@
-"""`kb search`: find entries by words, in English or Chinese, over titles, summaries, symptoms
-and example texts. BM25 over word tokens and Chinese character bigrams (no segmenter needed:
-bigrams find 内存拷贝 inside 内存拷贝不受支持 as well as a dictionary would)."""
+"""`kb search`: find entries by words, in English or Chinese, over titles, summaries, category
+titles, fixes, symptoms and example texts.
+
+BM25F over word tokens and Chinese character bigrams (no segmenter needed: bigrams find 内存拷贝
+inside 内存拷贝不受支持 as well as a dictionary would). Two additions make it find problems rather
+than wordings:
+- a small bilingual thesaurus (entries/search-terms.yaml, data like the entries): a query word
+  also searches the other words of its group at half weight, so `downgrade` reaches the version
+  converter's pages and `降级` reaches English text;
+- a phrase bonus: the whole query found as written in a title, category title or summary counts
+  more than its words scattered over a long example.
+"""
 from __future__ import annotations
 
 import math
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
 from kb.database import Database, normalise_id
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.+-]*[a-z0-9]|[a-z0-9]")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
-_FIELDS = (("title", 3.0), ("title_zh", 3.0), ("summary", 2.0), ("summary_zh", 2.0), ("body", 1.0))
+_FIELDS = (("title", 3.0), ("title_zh", 3.0), ("category", 2.0), ("summary", 2.0), ("summary_zh", 2.0),
+           ("fixes", 1.0), ("body", 1.0))
+_PHRASE_FIELDS = ("title", "title_zh", "category", "summary", "summary_zh")
 K1, B = 1.2, 0.75
+SYNONYM_WEIGHT = 0.5
+PHRASE_BONUS = 4.0
+TERMS_FILE = "search-terms.yaml"
 
 
 def tokens(text: str) -> list[str]:
@@ -34,40 +50,113 @@ class Hit:
     score: float
 
 
-def _fields(doc) -> dict[str, str]:
+def _fields(doc, db: Database) -> dict[str, str]:
     e = doc.entry
+    cat = db.categories.get(e.category, {})
     body = "\n".join([doc.sections.get("Symptom", ""), *(x.text for x in e.examples), e.category])
-    return {"title": e.title, "title_zh": e.title_zh, "summary": e.summary, "summary_zh": e.summary_zh, "body": body}
+    fixes = "\n".join(f"{f.summary}\n{f.summary_zh}" for f in e.fixes)
+    return {"title": e.title, "title_zh": e.title_zh, "category": f"{cat.get('title', '')}\n{cat.get('title_zh', '')}",
+            "summary": e.summary, "summary_zh": e.summary_zh, "fixes": fixes, "body": body}
+
+
+@lru_cache(maxsize=4)
+def _thesaurus(root: Path) -> dict[str, frozenset[str]]:
+    """token -> the tokens of every word in its groups (itself excluded)."""
+    out: dict[str, set[str]] = {}
+    for group in _groups(root):
+        words = [str(w) for w in group]
+        for w in words:
+            key = _key(w)
+            others = {t for o in words if _key(o) != key for t in _significant(o)}
+            out.setdefault(key, set()).update(others)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def _key(word: str) -> str:
+    return " ".join(_WORD.findall(word.lower())) or word.strip().lower()
+
+
+def _significant(word: str) -> list[str]:
+    """The tokens a word contributes: words, and for Chinese its bigrams (single characters are too vague)."""
+    toks = tokens(word)
+    cjk = [t for t in toks if _CJK.fullmatch(t)]
+    return [t for t in toks if not _CJK.fullmatch(t) or len(t) > 1 or len(cjk) == 1]
+
+
+def _query_weights(query: str, thesaurus: dict[str, frozenset[str]]) -> dict[str, float]:
+    weights: dict[str, float] = {t: 1.0 for t in tokens(query) if t.strip()}
+    pieces = _WORD.findall(query.lower()) + _CJK.findall(query.lower())
+    keys = set(pieces) | {" ".join(pieces[i:i + 2]) for i in range(len(pieces) - 1)} | {_key(query)}
+    for key in keys:
+        for t in thesaurus.get(key, ()):
+            weights.setdefault(t, SYNONYM_WEIGHT)
+    return weights
+
+
+def related_terms(db: Database, doc) -> list[str]:
+    """The thesaurus words that belong with an entry: every word of each group one of whose
+    words its title, summary or category title uses. The site indexes them as the page's
+    (hidden) tags, so a search in either language finds the page."""
+    fields = _fields(doc, db)
+    text = "\n".join(fields[name] for name in _PHRASE_FIELDS).lower()
+    have = set(tokens(text))
+    out: list[str] = []
+    for group in _groups(Path(db.root)):
+        if any((w.lower() in text) if (" " in w or _CJK.search(w)) else (_key(w) in have) for w in group):
+            # one-word terms only: the site's index splits a phrase into words, and its common
+            # words ("failed", "of") would then match everything at a tag's high weight
+            out.extend(w for w in group if w not in out and " " not in w)
+    return out
+
+
+def chinese_words(db: Database) -> list[str]:
+    """The thesaurus' Chinese words, for the site's segmenter (jieba) to keep whole."""
+    return sorted({w for group in _groups(Path(db.root)) for w in group if _CJK.fullmatch(w)})
+
+
+@lru_cache(maxsize=4)
+def _groups(root: Path) -> tuple[tuple[str, ...], ...]:
+    path = root / TERMS_FILE
+    if not path.is_file():
+        return ()
+    import yaml
+
+    return tuple(tuple(str(w) for w in g) for g in yaml.safe_load(path.read_text(encoding="utf-8")) or [])
 
 
 def search(db: Database, query: str, limit: int = 10) -> list[Hit]:
     """Entries ranked by BM25F-style relevance to query; an entry ID in the query ranks first."""
-    q = [t for t in tokens(query) if t.strip()]
+    weights = _query_weights(query, _thesaurus(Path(db.root)))
     docs = [d for d in db.documents.values() if not d.entry.retired]
-    if not q or not docs:
+    if not weights or not docs:
         return []
+    phrase = query.strip().lower()
     per_doc = []
     for d in docs:
+        fields = _fields(d, db)
         tf: Counter[str] = Counter()
         length = 0.0
         for name, weight in _FIELDS:
-            toks = tokens(_fields(d)[name])
+            toks = tokens(fields[name])
             length += weight * len(toks)
             for t in toks:
                 tf[t] += weight
-        per_doc.append((d, tf, length))
-    avg = sum(l for _, _, l in per_doc) / len(per_doc)
-    df = Counter(t for _, tf, _ in per_doc for t in set(tf) if t in q)
+        has_phrase = len(phrase) > 2 and any(phrase in fields[name].lower() for name in _PHRASE_FIELDS)
+        per_doc.append((d, tf, length, has_phrase))
+    avg = sum(l for _, _, l, _ in per_doc) / len(per_doc)
+    df = Counter(t for _, tf, _, _ in per_doc for t in set(tf) if t in weights)
     n = len(per_doc)
     wanted = normalise_id(query.strip()) if len(query.strip()) <= 8 else None
     hits = []
-    for d, tf, length in per_doc:
+    for d, tf, length, has_phrase in per_doc:
         s = 0.0
-        for t in set(q):
+        for t, w in weights.items():
             f = tf.get(t, 0.0)
             if f:
                 idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
-                s += idf * f * (K1 + 1) / (f + K1 * (1 - B + B * length / avg))
+                s += w * idf * f * (K1 + 1) / (f + K1 * (1 - B + B * length / avg))
+        if s > 0 and has_phrase:
+            s += PHRASE_BONUS
         if wanted == d.entry.id:
             s += 1000.0
         if s > 0:

@@ -1,5 +1,8 @@
 """`kb docs build` / `kb docs serve`: generate the pages, then build both mkdocs sites into site/.
 
+The docs project is the checkout itself, or, for an installed package, a user cache folder that
+gets the shipped base config (kb.paths.docs_project): nothing is written into site-packages.
+
 Both languages build at once in subprocesses with --strict (a warning fails the build): the
 English site into site/, the Chinese one into a scratch folder that then becomes site/zh/.
 """
@@ -37,11 +40,23 @@ class SiteError(Exception):
 
 def generate(project: Path, db: Database, faq: Faq, check: bool = False) -> BuildResult:
     """Write the generated Markdown (or, with check, only report what is stale)."""
-    rendered = pages.render_all(db, faq)
+    rendered = pages.render_all(db, faq, site_url=os.environ.get("ONNX_KB_DOCS_URL", ""))
     if check:
         return BuildResult(0, 0, tuple(pages.stale(project, rendered)))
+    _ensure_base_config(project)
     written, removed = pages.write(project, rendered)
     return BuildResult(written, removed, ())
+
+
+def _ensure_base_config(project: Path) -> None:
+    """A docs project outside the checkout gets the hand-written base config copied in."""
+    from kb.paths import BASE_CONFIG, base_config
+
+    target = project / BASE_CONFIG
+    source = base_config()
+    if target.resolve() != source.resolve():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
 
 
 def mkdocs_build(project: Path) -> str:
@@ -50,7 +65,7 @@ def mkdocs_build(project: Path) -> str:
         import mkdocs  # noqa: F401
         import material  # noqa: F401
     except ImportError as exc:
-        raise SiteError(f"{exc.name} is not installed: pip install -e '.[docs]'") from None
+        raise SiteError(f"{exc.name} is not installed; install the docs extra: pip install 'onnx-troubleshooter[docs]'") from None
     # Both languages build at once: the Chinese site goes to a scratch folder first, because the
     # English build empties site/ when it starts, and moves into site/zh/ when both are done.
     site = project / "site"

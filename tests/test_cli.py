@@ -75,7 +75,10 @@ def test_providers_only():
 
 def test_lang_zh():
     proc = run(MEMCPY, "--lang", "zh")
-    assert "同一会话" in proc.stdout.decode()
+    text = "".join(line.strip() for line in proc.stdout.decode().splitlines())  # wrapped lines rejoined
+    assert "同一会话" in text
+    for label in ("confidence", "why:", "fix:", "read:", "Less likely", "Findings"):
+        assert label not in proc.stdout.decode(), label
 
 
 def test_model_with_node_probe(tmp_path):
@@ -154,3 +157,21 @@ def test_binary_garbage_log(tmp_path):
     log.write_bytes(os.urandom(200_000))
     proc = run("--log", str(log))
     assert proc.returncode == 1 and b"Traceback" not in proc.stderr
+
+
+def test_version_on_both_commands():
+    import subprocess
+    import sys
+    from importlib.metadata import version
+
+    for module, prog in (("diagnoser", "diagnose"), ("kb", "kb")):
+        proc = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0 and proc.stdout.strip() == f"{prog} {version('onnx-troubleshooter')}"
+
+
+def test_env_alone_on_a_healthy_machine_exits_0_and_says_so():
+    proc = run("--env")
+    out = proc.stdout.decode()
+    assert proc.returncode == 0, out
+    assert out.startswith("The environment looks healthy")
+    assert "No known problem matches" not in out

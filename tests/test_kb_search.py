@@ -38,3 +38,42 @@ def test_kb_search_command():
     assert data[0]["id"] == "OT0005"
     miss = subprocess.run([sys.executable, "-m", "kb", "search", "zzzqqq"], capture_output=True, text=True, timeout=60)
     assert miss.returncode == 1
+
+
+def _queries() -> list[dict]:
+    from pathlib import Path
+
+    import yaml
+
+    return yaml.safe_load((Path(__file__).parent / "data" / "search_queries.yaml").read_text(encoding="utf-8"))
+
+
+def _rank(db, query: str, expect) -> int | None:
+    wanted = {expect} if isinstance(expect, str) else set(expect)
+    ids = [h.id for h in search(db, query, limit=10)]
+    return next((i + 1 for i, x in enumerate(ids) if x in wanted), None)
+
+
+def test_query_set_is_large_and_points_at_real_entries(db):
+    queries = _queries()
+    assert len(queries) >= 30
+    for q in queries:
+        for e in [q["expect"]] if isinstance(q["expect"], str) else q["expect"]:
+            assert e in db.documents, e
+
+
+@pytest.mark.parametrize("q", _queries(), ids=lambda q: q["query"])
+def test_users_queries_rank_the_right_page(db, q):
+    rank = _rank(db, q["query"], q["expect"])
+    assert rank is not None and rank <= q["top"], (q, [h.id for h in search(db, q["query"], limit=5)])
+
+
+def test_synonyms_cross_languages(db):
+    """`降级` (downgrade) reaches the version converter's English-only wording, and a query word's
+    synonyms weigh less than the word itself."""
+    assert _rank(db, "版本降级", "OT0157") <= 3
+    assert _rank(db, "opset downgrade", "OT0157") <= 3
+    # without the thesaurus the English query found the NumPy/protobuf downgrade advice first
+    from kb import search as mod
+
+    assert mod.SYNONYM_WEIGHT < 1.0

@@ -1,4 +1,4 @@
-"""`diagnose` links to the page `kb docs build` generates: env base URL, else the local build, else the public site."""
+"""`diagnose` links to the page `kb docs build` generates: env base URL, else the local build, else nothing."""
 from __future__ import annotations
 
 from diagnoser import links
@@ -19,8 +19,8 @@ def test_local_built_page_when_present(monkeypatch, tmp_path):
     page.parent.mkdir(parents=True)
     page.write_text("x")
     assert links.doc_url("OT0001", lang="zh", site=tmp_path) == page.as_uri()
-    # no English build here: fall back to the public site
-    assert links.doc_url("OT0001", site=tmp_path) == links.DEFAULT_BASE + "entries/OT0001/"
+    # no English build here and no URL configured: no link at all (the report says `kb show`)
+    assert links.doc_url("OT0001", site=tmp_path) is None
 
 
 def test_link_paths_match_generated_pages(db):

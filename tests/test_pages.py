@@ -106,7 +106,7 @@ def test_check_reports_stale_missing_and_leftover_pages(db, faq, tmp_path):
 
 def test_kb_docs_build_check_command(tmp_path):
     """`kb docs build --check` exits 1 on a stale tree and 0 once `--pages-only` regenerated it."""
-    run = lambda *a: subprocess.run([sys.executable, "-m", "kb", "docs", "build", "--project", str(tmp_path), *a],  # noqa: E731
+    run = lambda *a: subprocess.run([sys.executable, "-m", "kb", "docs", "build", "--dir", str(tmp_path), *a],  # noqa: E731
                                     capture_output=True, text=True, timeout=300)
     stale = run("--check")
     assert stale.returncode == 1 and "missing" in stale.stdout
@@ -166,7 +166,7 @@ def test_kb_docs_serve_serves_both_languages():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "kb", "docs", "serve", "--project", str(project), "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, "-m", "kb", "docs", "serve", "--dir", str(project), "--port", str(port)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         pages_seen = {}
@@ -186,7 +186,7 @@ def test_kb_docs_serve_serves_both_languages():
 
 
 def test_kb_docs_serve_without_a_build_is_a_one_line_error(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "kb", "docs", "serve", "--project", str(tmp_path), "--port", "0"],
+    proc = subprocess.run([sys.executable, "-m", "kb", "docs", "serve", "--dir", str(tmp_path), "--port", "0"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "kb docs build" in proc.stderr and "Traceback" not in proc.stderr
 

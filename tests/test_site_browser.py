@@ -135,3 +135,28 @@ def test_language_selector_links_both_sites(browser, base_url):
     browser.get(f"{base_url}/")
     hrefs = [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, ".md-select__link")]
     assert f"{base_url}/zh/" in hrefs and f"{base_url}/" in hrefs
+
+
+def _query_set() -> list[dict]:
+    import yaml
+
+    return yaml.safe_load((Path(__file__).parent / "data" / "search_queries.yaml").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("lang,floor", [("en", 0.78), ("zh", 0.68)])
+def test_users_queries_on_the_site(browser, base_url, lang, floor):
+    """The same 50 queries as `kb search`, typed into each site's search box: the expected page
+    within the first three results (or the query's own bound when looser). Measured 41/50 (en)
+    and 36/50 (zh) with the thesaurus tags and jieba words, 34 and 28 without them."""
+    browser.get(f"{base_url}{'' if lang == 'en' else '/zh'}/")
+    queries = _query_set()
+    misses = []
+    for q in queries:
+        want = {q["expect"]} if isinstance(q["expect"], str) else set(q["expect"])
+        found = ids(search(browser, q["query"]))
+        if not want & set(found[:max(q["top"], 3)]):
+            misses.append((q["query"], found[:4]))
+    assert len(queries) - len(misses) >= floor * len(queries), misses
+    # the named problems' words find their pages on both sites, Chinese included
+    assert "OT0005" in ids(search(browser, "内存拷贝"))[:5]
+    assert "OT0005" in ids(search(browser, "memcpy"))[:3]

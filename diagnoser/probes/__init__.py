@@ -20,6 +20,8 @@ class ProbeContext:
     model: LoadedModel | None
     facts: dict[str, str] = field(default_factory=dict)
     providers: tuple[str, ...] = ()
+    targets: dict[str, str] = field(default_factory=dict)  # provider -> target device named by the user (DmlExecutionProvider:npu)
+    env: bool = False  # --env: the run is about this machine
     text: str = ""
     ort_target: str | None = None  # --ort-version: the runtime the model must also load on
     shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)  # --shape name=1x3x224x224

@@ -1,4 +1,4 @@
-"""DirectML on an NPU: is the model inside what the NPU path is known to run?
+"""DirectML on an NPU: is the model inside what the NPU path is known to run? (NPU targets only.)
 
 Facts used (see entry OT0003): the DirectMLNpuInference sample runs mobilenetv2-7-fp16.onnx,
 a float16 model; Microsoft says models outside the supported set fail with 0x887A0004; users
@@ -15,13 +15,22 @@ NAME = "dml_npu"
 _HEAD_ONLY = frozenset({"GlobalAveragePool", "Gemm", "MatMul", "Conv", "Flatten", "Reshape", "Squeeze", "Unsqueeze", "Identity", "Cast", "Add", "Relu"})
 _FLOATS = ("float", "float16", "bfloat16", "double")
 _TRIGGERS = ("887a0004", "directml", "feature level", "dmlexecutionprovider")
+_SOURCE = "entries/OT0003.md (the DirectMLNpuInference sample runs mobilenetv2-7-fp16.onnx; https://github.com/microsoft/DirectML/issues/611)"
 
 
 def applies(ctx: Any) -> bool:
+    """Only when the target is an NPU: named (DmlExecutionProvider:npu) or told by the error text
+    (0x887A0004, 'NPU'); the float16 expectation means nothing for a DirectML GPU."""
     if ctx.model is None:
         return False
     low = ctx.text.lower()
-    return "DmlExecutionProvider" in ctx.providers or any(t in low for t in _TRIGGERS)
+    if "DmlExecutionProvider" not in ctx.providers and not any(t in low for t in _TRIGGERS):
+        return False
+    from diagnoser import provider_tables
+
+    named = (getattr(ctx, "targets", None) or {}).get("DmlExecutionProvider")
+    target = provider_tables.resolve("DmlExecutionProvider", named, ctx.text)
+    return target is not None and target.name == "npu"
 
 
 def _float_census(g: Any) -> Counter[str]:
@@ -49,7 +58,7 @@ def run(ctx: Any) -> list[Finding]:
         n32 = census.get("float", 0) + census.get("double", 0)
         findings.append(Finding("model.float32-compute", "warning",
                                 f"{n32} of {sum(census.values())} floating-point inputs and weights are float32/float64; the DirectML NPU path is documented with float16 models",
-                                NAME, details=dict(census)))
+                                NAME, details={**census, "source": _SOURCE}))
     elif census.get("float16", 0):
         findings.append(Finding("model.float16-compute", "info",
                                 f"all {census['float16']} floating-point inputs and weights are float16", NAME, details=dict(census)))
@@ -60,5 +69,5 @@ def run(ctx: Any) -> list[Finding]:
     if ops and set(ops) <= _HEAD_ONLY and not conv2d and (compute & {"GlobalAveragePool", "Gemm", "MatMul"} or conv1d):
         findings.append(Finding("model.head-only-graph", "warning",
                                 f"the graph is only {', '.join(sorted(ops))}{' (Conv is 1-D)' if conv1d else ''}: graphs made only of GlobalAveragePool, Gemm or Conv1D are reported to fail on the DirectML NPU path",
-                                NAME, details={"ops": dict(ops), "conv1d": conv1d}))
+                                NAME, details={"ops": dict(ops), "conv1d": conv1d, "source": _SOURCE}))
     return findings

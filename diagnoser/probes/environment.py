@@ -94,6 +94,29 @@ def find_cuda_libraries() -> dict[str, str | None]:
     return out
 
 
+_WHEEL = {"CUDAExecutionProvider": "onnxruntime-gpu", "TensorrtExecutionProvider": "onnxruntime-gpu", "DmlExecutionProvider": "onnxruntime-directml",
+          "OpenVINOExecutionProvider": "onnxruntime-openvino", "QNNExecutionProvider": "onnxruntime-qnn"}
+_LISTED = re.compile(r"[Aa]vailable providers:? \[?'([A-Za-z, ']+)'")
+_ORT_PATH = re.compile(r"(/[\w.+-]+(?:/[\w.+-]+)*/site-packages/onnxruntime)/")
+
+
+def about_this_machine(ctx: Any, available: list[str]) -> bool:
+    """Is this run about the machine the tool runs on? With --env, yes. A pasted error is about
+    the machine that printed it: this one only when it lists the providers this onnxruntime
+    offers, or names this onnxruntime's install folder. Without either, --providers names the
+    target the model is meant for, which is usually another machine (a Windows NPU checked from
+    a Linux laptop): its absence here is no problem of the model."""
+    if getattr(ctx, "env", False):
+        return True
+    text = ctx.text or ""
+    listed = _LISTED.search(text)
+    if listed and available:
+        names = {n.strip(" '") for n in listed.group(1).split(",") if n.strip(" '")}
+        if names == set(available):
+            return True
+    return any(os.path.isdir(m.group(1)) for m in _ORT_PATH.finditer(text))
+
+
 def run(ctx: Any) -> list[Finding]:
     from diagnoser import runtime
 
@@ -111,16 +134,27 @@ def run(ctx: Any) -> list[Finding]:
     findings.append(Finding("env.versions", "info",
                             f"Python {sys.version.split()[0]}; onnxruntime package(s): {pkgs}; {shown}; available providers: {', '.join(available) or 'none'}",
                             NAME, details={"python": sys.version.split()[0], "onnxruntime": dists, **versions, "providers": available}))
-    if len(dists) > 1:
+    here = about_this_machine(ctx, available)
+    if len(dists) > 1 and here:
         findings.append(Finding("env.ort-packages-conflict", "error",
                                 f"{len(dists)} onnxruntime packages are installed side by side ({', '.join(dists)}): they share the onnxruntime module folder, so whichever was installed last wins and the GPU/DirectML providers silently disappear; uninstall all of them and install one",
                                 NAME, details={"packages": dists}))
     missing = [p for p in ctx.providers if available and p not in available]
-    if missing:
-        findings.append(Finding("env.provider-unavailable", "error",
-                                f"requested provider(s) {', '.join(missing)} are not available in this onnxruntime ({', '.join(available)}): the session falls back to CPU or fails; install the matching package (onnxruntime-gpu, onnxruntime-directml, onnxruntime-openvino)",
-                                NAME, details={"missing": missing, "available": available, "packages": dists}))
-    wants_cuda = any(p in _NEEDS_CUDA for p in ctx.providers) or any("gpu" in n for n in dists)
+    if missing and here:
+        # CUDA/TensorRT missing is OT0301's story (the CPU wheel is the one imported); the other
+        # packages have no entry yet, so their absence is reported without pointing at one
+        for code, sev, group in (("env.provider-unavailable", "error", [p for p in missing if p in _NEEDS_CUDA]),
+                                 ("env.provider-not-installed", "info", [p for p in missing if p not in _NEEDS_CUDA])):
+            if group:
+                wheels = sorted({_WHEEL.get(p, "the package that ships it") for p in group})
+                findings.append(Finding(code, sev,
+                                        f"requested provider(s) {', '.join(group)} are not available in this onnxruntime ({', '.join(available)}): the session falls back to CPU or fails; install {' or '.join(wheels)}",
+                                        NAME, details={"missing": group, "available": available, "packages": dists}))
+    elif missing:
+        findings.append(Finding("env.target-not-here", "info",
+                                f"this machine cannot run {', '.join(missing)} (its onnxruntime offers {', '.join(available)}): predictions for {'it' if len(missing) == 1 else 'them'} come from {'its' if len(missing) == 1 else 'their'} support tables, not from a session",
+                                NAME, details={"missing": missing, "available": available}))
+    wants_cuda = (here and any(p in _NEEDS_CUDA for p in ctx.providers)) or any("gpu" in n for n in dists)
     if wants_cuda and sys.platform.startswith("linux"):
         libs = find_cuda_libraries()
         absent = [k for k, v in libs.items() if not v]

@@ -1,6 +1,7 @@
 """Markdown, ready to paste into a bug report."""
 from __future__ import annotations
 
+from diagnoser.renderers.labels import labels
 from diagnoser.report import Diagnosis, Report
 
 
@@ -16,7 +17,8 @@ def _diagnosis(d: Diagnosis, lang: str) -> list[str]:
     out.extend(f"- {'+' if ev.effect > 0 else '-'} {ev.kind}: {ev.detail}" for ev in d.evidence)
     fixes = d.fixes_zh if lang == "zh" else d.fixes
     out += ["", "**Fix:**", ""] + [f"{i}. {fix}" for i, fix in enumerate(fixes, 1)]
-    out += ["", f"Read more: [{d.id}]({d.doc_zh if lang == 'zh' else d.doc})", ""]
+    doc = d.doc_zh if lang == "zh" else d.doc
+    out += ["", f"Read more: [{d.id}]({doc})" if doc else f"Read more: `{d.explain}`", ""]
     return out
 
 
@@ -26,7 +28,7 @@ def render(report: Report, lang: str = "en") -> str:
         for d in report.diagnoses:
             lines += _diagnosis(d, lang)
     elif report.failures:
-        lines += ["模型出错，尚无条目能解释：" if lang == "zh" else "The model fails, and no entry explains it yet:", ""]
+        lines += [labels(lang)["fails"], ""]
         for f in report.failures:
             where = f" (`{f.node['node']}`)" if f.node.get("node") else ""
             lines.append(f"- `{f.code}`{where}: {f.error}")

@@ -31,8 +31,9 @@ def _conv1d_head():
     )
 
 
-def _run(tmp_path, model, providers=("DmlExecutionProvider",), text=""):
-    ctx = ProbeContext(model=load(save(model, tmp_path / "m.onnx")), providers=providers, text=text)
+def _run(tmp_path, model, providers=("DmlExecutionProvider",), text="", target="npu"):
+    targets = {"DmlExecutionProvider": target} if target and "DmlExecutionProvider" in providers else {}
+    ctx = ProbeContext(model=load(save(model, tmp_path / "m.onnx")), providers=providers, targets=targets, text=text)
     return ctx, ({f.code for f in dml_npu.run(ctx)} if dml_npu.applies(ctx) else None)
 
 
@@ -59,3 +60,13 @@ def test_applies_on_error_text_without_providers(tmp_path):
 def test_not_applicable_for_cpu_only(tmp_path):
     _, codes = _run(tmp_path, _conv2d(TensorProto.FLOAT), providers=("CPUExecutionProvider",))
     assert codes is None
+
+
+def test_float16_expectation_only_on_an_npu(tmp_path):
+    """A DirectML GPU runs float32 models: the NPU-only rule stays silent unless the target is an NPU."""
+    _, codes = _run(tmp_path, _conv2d(TensorProto.FLOAT), target=None)
+    assert codes is None
+    _, codes = _run(tmp_path, _conv2d(TensorProto.FLOAT), target="gpu")
+    assert codes is None
+    _, codes = _run(tmp_path, _conv2d(TensorProto.FLOAT), target=None, text="running on the Intel AI Boost NPU")
+    assert codes == {"model.float32-compute"}

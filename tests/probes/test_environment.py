@@ -41,3 +41,36 @@ def test_requested_provider_not_available():
 def test_cli_env_flag():
     result = CliRunner().invoke(command, ["--env", "--json"])
     assert result.exit_code in (0, 1) and '"env.versions"' in result.output
+
+
+def test_a_target_provider_missing_here_is_a_note_not_a_diagnosis(tmp_path):
+    """--providers without --env names where the model will run; this machine lacking it is no problem."""
+    from tests.fixtures.build_broken_models import good
+    from tests.models import save
+
+    path = save(good(), tmp_path / "m.onnx")
+    report = diagnose(model=path, providers=["CUDAExecutionProvider"], probes="static")
+    assert "env.target-not-here" in _codes(report) and not {"env.provider-unavailable", "env.cuda-libs-missing"} & _codes(report)
+    assert any("support tables" in n for n in report.notes)
+    assert not [d.id for d in (*report.diagnoses, *report.candidates) if d.category == "ep.cuda-setup"]
+
+
+def test_error_text_from_this_machine_makes_it_about_this_machine(tmp_path):
+    from diagnoser import runtime
+    from tests.fixtures.build_broken_models import good
+    from tests.models import save
+
+    here = ", ".join(runtime.snapshot().providers)
+    text = f"UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names.Available providers: '{here}'"
+    report = diagnose(text=text, model=save(good(), tmp_path / "m.onnx"), providers=["CUDAExecutionProvider"], probes="static")
+    assert "env.provider-unavailable" in _codes(report) and report.diagnoses[0].id == "OT0301"
+    other = text.replace(here, "CPUExecutionProvider, FakeExecutionProvider")
+    assert "env.provider-unavailable" not in _codes(diagnose(text=other, model=save(good(), tmp_path / "m.onnx"), providers=["CUDAExecutionProvider"], probes="static"))
+
+
+def test_env_with_another_provider_never_points_at_the_cuda_package():
+    """--env with DirectML requested: its absence is reported with its own package, not as OT0301."""
+    report = diagnose(env=True, providers=["DmlExecutionProvider:npu"])
+    f = next(f for f in report.findings if f.code == "env.provider-not-installed")
+    assert "onnxruntime-directml" in f.message and "env.provider-unavailable" not in _codes(report)
+    assert not [d.id for d in (*report.diagnoses, *report.candidates) if d.category == "ep.cuda-setup"]

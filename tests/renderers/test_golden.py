@@ -40,3 +40,23 @@ def test_json_is_valid_and_versioned():
 def test_colour_only_when_asked():
     assert "\x1b[" not in terminal.render(sample_report(), color=False)
     assert "\x1b[" in terminal.render(sample_report(), color=True)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("width", [60, 80, 100])
+def test_terminal_fits_its_width(lang, width):
+    """Every line fits the width asked for, Chinese counted as two columns, and nothing is lost."""
+    from kb.termtext import cells
+
+    report = sample_report()
+    out = terminal.render(report, color=False, lang=lang, width=width)
+    assert max(cells(line) for line in out.splitlines()) <= width
+    flat = "".join(out.split())
+    d = report.diagnoses[0]
+    assert "".join((d.title_zh if lang == "zh" else d.title).split()) in flat
+
+
+def test_terminal_zh_has_no_english_labels():
+    out = terminal.render(sample_report(), color=False, lang="zh", width=80)
+    for label in ("confidence", "why:", "fix:", "read:", "facts:", "note:", "Less likely", "Findings"):
+        assert label not in out, label
