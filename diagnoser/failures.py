@@ -38,7 +38,13 @@ def file_finding(exc: UserInputError) -> Finding:
     return Finding(str(exc.code), "error", message, "file", details={"error_text": message})
 
 
+# predictions for another machine or target, and facts about this machine, are not the model failing
+_ELSEWHERE = frozenset({"environment", "providers", "dml_npu"})
+
+
 def is_failure(f: Finding) -> bool:
+    if f.probe in _ELSEWHERE or f.code.startswith("env."):
+        return False
     return f.severity == "error" or f.code in _STAGES
 
 
