@@ -131,6 +131,7 @@ def diagnose(
     notes += [f.message for f in findings if f.code == "env.target-not-here"]
     if weak:
         notes.append("the session failed only when run on synthesized inputs: " + ", ".join(c.id for c in weak) + " are candidates, not diagnoses")
+    triaged = None if sure else _triage(prepared.text, findings, ranked, idx, model)
     return Report(
         diagnoses=tuple(_to_diagnosis(c) for c in sure),
         candidates=tuple(_to_diagnosis(c) for c in maybe),
@@ -150,6 +151,7 @@ def diagnose(
             "probes": probes,
             "ort_version": ort_version,
         },
+        triage=triaged,
     )
 
 
@@ -197,3 +199,25 @@ def _moved(before: list[Candidate], after: list[Candidate]) -> list[str]:
         if was >= CANDIDATE_THRESHOLD and cid not in {c.id for c in after}:
             notes.append(f"model evidence ruled out {cid} (was {was:.0%})")
     return notes
+
+
+def _triage(text: str, findings: list[Finding], ranked: list[Candidate], idx: Index, model: object) -> object:
+    """A triage of the pasted text (else of the error a probe met) when no diagnosis stands; with
+    a model, the named node is looked up in it."""
+    from diagnoser.triage import triage
+
+    if not text.strip():
+        texts = [f.details["error_text"] for f in findings if f.severity == "error" and f.details.get("error_text")]
+        text = prepare(texts[0]).text if texts else ""
+    if not text.strip():
+        return None
+    graph = None
+    if model is not None:
+        from diagnoser import modelfile
+        from diagnoser.graphinfo import GraphInfo
+
+        try:
+            graph = GraphInfo(modelfile.load(model).proto)  # type: ignore[arg-type]
+        except Exception:  # a file that is no model: the findings say so, the triage goes without it
+            graph = None
+    return triage(text, ranked, idx, graph)

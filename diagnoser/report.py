@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: report.triage
 Severity = Literal["info", "warning", "error"]
 
 
@@ -87,10 +87,45 @@ class Report:
     @property
     def healthy(self) -> bool:
         """Nothing diagnosed, no candidate, and no probe reported an error or a warning."""
-        return not self.diagnoses and not self.candidates and not any(f.severity in ("error", "warning") for f in self.findings)
+        return not (self.diagnoses or self.candidates or self.failures) and not any(f.severity in ("error", "warning") for f in self.findings)
+    # what no entry explains, sorted out (diagnoser.triage); None when a diagnosis stands or the
+    # text is not about ONNX. Declared here, after the other fields, so it keeps its default.
+    triage: Triage | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         ordered = {"schema_version": data.pop("schema_version")}
         ordered.update(data)
         return ordered
+
+
+@dataclass(frozen=True)
+class Closest:
+    """An entry near an unexplained error, and what would make it the answer."""
+
+    id: str
+    title: str
+    title_zh: str
+    confidence: float
+    tell: str  # what tells this entry apart (its `distinguish`, else its title)
+
+
+@dataclass(frozen=True)
+class Triage:
+    """An ONNX-family error no entry explains, sorted out: who raised it, when, about what.
+
+    component is one of onnxruntime, torch.onnx, onnx, converter, quantization, optimizer,
+    onnxruntime-web, install; stage one of export, convert, quantize, load, run, install.
+    facts holds only what the text says: provider, binding, source_file, op, op_version, node,
+    status, exporter (torchscript/dynamo), aten_op, converter. node holds what --model says of
+    the named node: op, domain, attributes, inputs (dtype and shape), producers.
+    """
+
+    component: str
+    stage: str
+    error: str  # the error line the triage read (wrappers stripped)
+    facts: dict[str, str]
+    closest: tuple[Closest, ...]
+    next_steps: tuple[str, ...]
+    next_steps_zh: tuple[str, ...]
+    node: dict[str, str] = field(default_factory=dict)

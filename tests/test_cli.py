@@ -48,7 +48,7 @@ def test_log_file(tmp_path):
 def test_json_contract():
     proc = run(MEMCPY, "--json")
     data = json.loads(proc.stdout)
-    assert data["schema_version"] == "1.0"
+    assert data["schema_version"] == "1.1"
     d = data["diagnoses"][0]
     for key in ("id", "title", "category", "confidence", "evidence", "fix", "doc"):
         assert key in d
