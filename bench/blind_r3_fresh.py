@@ -6,12 +6,16 @@ fuzz.partial_ratio >= 90 with an example text of an entry (front matter `example
 or a text of another bench/data set. The same test flags texts of the blind sets that later
 became contaminated (an entry written afterwards took their source or wording).
 
-Run: python bench/blind_r3_fresh.py [bench/data/blind_r3_a.yaml ...]  (exit 1 when one is stale)
+Run: python bench/blind_r3_fresh.py [--rev REV] [bench/data/blind_r3_a.yaml ...]  (exit 1 when one is stale)
+--rev REV checks against entries/ and bench/data/ as they were at git revision REV (for instance the
+commit the sets were collected on), instead of the working tree.
 """
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,8 +110,18 @@ def main(argv: list[str]) -> int:
         for line in argv[1:]:
             print(stale({"text": line}, k) or "fresh", "|", line[:80])
         return 0
+    rev = None
+    if argv[:1] == ["--rev"]:
+        rev, argv = argv[1], argv[2:]
     paths = [Path(a) for a in argv] or sorted((ROOT / "bench/data").glob("blind_r3_*.yaml"))
-    k = known()
+    if rev:  # the project as it was at that revision
+        tmp = tempfile.mkdtemp(prefix="blind-rev-")
+        tar = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "entries", "bench/data"],
+                             check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=tar, check=True)
+        k = known(Path(tmp))
+    else:
+        k = known()
     bad = 0
     seen: dict[str, str] = {}
     for p in paths:
