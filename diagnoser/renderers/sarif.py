@@ -50,7 +50,10 @@ def render(records: list[dict[str, Any]], version: str = "0") -> str:
                 continue
             entry = (f.get("entries") or [None])[0]
             short = _STATUS_HELP.get(f["code"], f"Probe finding {f['code']}" + (f", explained by {', '.join(f['entries'])}" if f.get("entries") else ""))
-            rules.setdefault(f["code"], _rule(f["code"], short, None, f.get("doc"), f"kb show {entry}" if entry else None))
+            rule = _rule(f["code"], short, None, f.get("doc"), f"kb show {entry}" if entry else None)
+            if not entry and f["code"] not in _STATUS_HELP:  # no entry is confirmed by this code alone
+                rule["help"] = {"text": "Run `diagnose --model FILE` for the full report: the entries this finding supports and their fixes."}
+            rules.setdefault(f["code"], rule)
             msg = f["message"] + (f" (node {f['node']})" if f.get("node") else "")
             results.append({"ruleId": f["code"], "level": _LEVEL.get(f["severity"], "note"), "message": {"text": msg}, "locations": where})
     index = {rid: i for i, rid in enumerate(rules)}
