@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,7 @@ def key(path: str | os.PathLike[str]) -> str:
     return os.path.normpath(os.path.abspath(os.fspath(path)))
 
 
+@lru_cache(maxsize=1)
 def _finding_pages() -> dict[str, tuple[str, ...]]:
     from diagnoser.index import default_index
 

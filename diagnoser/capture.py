@@ -25,7 +25,7 @@ _PATH_PATTERNS = (
     re.compile(r"Load model from (?P<p>.+?\.onnx) failed"),
     re.compile(r"""(?:InferenceSession|onnx\.load(?:_model)?|check_model|load_model)\(\s*(?:r|f)?["'](?P<p>[^"'\n]+?\.onnx)["']"""),
     re.compile(r"""["'](?P<p>[^"'\n]+?\.onnx)["']"""),
-    re.compile(r"""(?:^|[\s=(\[])(?P<p>[^\s"'=()\[\],;]+?\.onnx)\b(?![\w.])"""),
+    re.compile(r"""(?:^|[\s=(\[])(?P<p>[^\s"'=()\[\],;]+?\.onnx)\b(?!\w|\.\w)"""),
 )
 
 

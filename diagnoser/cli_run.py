@@ -32,13 +32,17 @@ def command(lang: str, probes: str, no_model: bool, cmd: tuple[str, ...]) -> Non
         sys.exit(126)
     if not outcome.failed:
         sys.exit(0)
-    how = f"killed by {outcome.signal}" if outcome.signal else f"exit {outcome.returncode}"
-    what = f"`{_short(argv)}` failed ({how})"
+    if lang == "zh":
+        how = f"被 {outcome.signal} 终止" if outcome.signal else f"退出码 {outcome.returncode}"
+        what = f"`{_short(argv)}` 失败（{how}）"
+    else:
+        how = f"killed by {outcome.signal}" if outcome.signal else f"exit {outcome.returncode}"
+        what = f"`{_short(argv)}` failed ({how})"
     from diagnoser.text import decode
 
     text, _binary = decode(outcome.output)
     if not text.strip():
-        click.echo(f"diagnoser: {what} and printed nothing to diagnose.", err=True)
+        click.echo(f"diagnoser: {what}" + ("，没有输出可供诊断。" if lang == "zh" else " and printed nothing to diagnose."), err=True)
         sys.exit(outcome.returncode)
     try:
         from diagnoser.hook import diagnose_output

@@ -78,11 +78,14 @@ def diagnose_output(text: str, model: str | None, *, lang: str = "en", width: in
     except UserInputError:  # the named file is not a model we can read: diagnose the text alone
         report = diagnose(text=text, probes=probes)
         model = None
-    head = f"diagnoser: {what}" + (f" (model {model})" if model else "")
+    zh = lang == "zh"
+    if zh and what == "the error above":
+        what = "上面的错误"
+    head = f"diagnoser: {what}" + ((f"（模型 {model}）" if zh else f" (model {model})") if model else "")
     if not report.diagnoses and not report.candidates:
-        return head + ": no known problem matches it.\n"
+        return head + ("：没有已知问题与之匹配。\n" if zh else ": no known problem matches it.\n")
     rule = "-" * min(cols, 80)
-    return f"{rule}\n{head}:\n\n" + terminal.render(report, color=color, lang=lang, width=cols) + rule + "\n"
+    return f"{rule}\n{head}{'：' if zh else ':'}\n\n" + terminal.render(report, color=color, lang=lang, width=cols) + rule + "\n"
 
 
 def _hook(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:

@@ -130,3 +130,15 @@ def test_pytest_plugin_adds_a_section(bf16):
     assert "OT0001" in onnx_part and "2 failed" in out
     plain = python(*base, cwd=bf16)
     assert "diagnoser" not in plain.stdout  # not loaded, not asked for: nothing added
+
+
+def test_pytest_plugin_loaded_is_inert_until_asked(bf16, monkeypatch):
+    """Loaded without -p (as the installed entry point loads it), the plugin adds nothing until
+    --onnx-diagnose or the ini option asks for it."""
+    (bf16 / "test_x.py").write_text(TEST_FILE, encoding="utf-8")
+    env_run = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "test_x.py"]
+    monkeypatch.setenv("PYTEST_PLUGINS", "diagnoser.pytest_plugin")
+    assert "- diagnoser -" not in python(*env_run, cwd=bf16).stdout
+    assert python(*env_run, "--onnx-diagnose", cwd=bf16).stdout.count("- diagnoser -") == 1
+    (bf16 / "pytest.ini").write_text("[pytest]\nonnx_diagnose = true\n", encoding="utf-8")
+    assert python(*env_run, cwd=bf16).stdout.count("- diagnoser -") == 1

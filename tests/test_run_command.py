@@ -96,6 +96,14 @@ def test_model_paths_found_in_what_programs_print(tmp_path):
     assert model_paths(tb, cwd=tmp_path) == [tmp_path / "b.onnx"]
     assert model_paths("exported to missing.onnx and models/a.onnx", cwd=tmp_path) == [tmp_path / "models/a.onnx"]
     assert model_paths("no model here: model.onnxruntime.so", cwd=tmp_path) == []
+    assert model_paths("Failed to load b.onnx.", cwd=tmp_path) == [tmp_path / "b.onnx"]  # a sentence's full stop
+
+
+def test_chinese_diagnosis_has_chinese_frame(tmp_path):
+    bf16_script(tmp_path)
+    proc = diagnose("run", "--lang", "zh", "--", sys.executable, "infer.py", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "失败（退出码 1）（模型 " in proc.stderr and "置信度" in proc.stderr and "confidence" not in proc.stderr
 
 
 def test_tail_keeps_the_end():
