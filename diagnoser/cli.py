@@ -100,7 +100,7 @@ def command(text, log, model, providers, env, ort_version, probes, shapes, as_js
     as_json, as_markdown = as_json or fmt == "json", as_markdown or fmt == "markdown"
     if model is not None and Path(model).is_dir():
         if text is not None or log is not None:
-            _fail("a folder is audited model by model: give the error text with one --model file, not a folder")
+            _fail(f"model path is a directory: {model}; with the error text give one model file (a folder alone is audited model by model)")
         from diagnoser.cli_audit import audit_paths
 
         audit_paths([model], jsonl=as_json, probes=probes, providers=[p.strip() for p in (providers or "").split(",") if p.strip()],
