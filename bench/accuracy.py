@@ -5,11 +5,21 @@ compares against and were not used to tune signatures or weights. Tuning example
 leave-one-out (the example removed from its own entry first), so neither number is inflated by
 an example matching itself.
 
+Leave-one-out still lets an example lean on its siblings: the same thread or the same project
+pasted in another comment, or the same binding's wrapper. The source-held-out scores remove every
+example of one group from every entry at once, then score that group's examples: grouped by
+thread (the source URL), by repository (github owner/name, else the site), and by binding (C#,
+Java, JS, Rust, C++, Python, as the text shows it). Signatures cannot be held out (they were
+written from these examples), so the same groupings are also scored for the similarity fallback
+alone, signatures off: the entry whose examples the text most resembles, ranked first or not.
+That figure is what a wording no signature knows would meet.
+
 Run: .venv/bin/python bench/accuracy.py [--verbose]
 """
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -50,14 +60,70 @@ def _rank(index, text: str, drop: tuple[str, str] | None = None) -> list[tuple[s
     return [(c.id, c.confidence) for c in score(index, prepare(text).text)]
 
 
+_REPO = re.compile(r"https?://(?:www\.)?github\.com/([\w.-]+/[\w.-]+)")
+_SITE = re.compile(r"https?://(?:www\.)?([^/\s]+)")
+_THREAD = re.compile(r"https?://\S+?(?=[\s)#]|$)")
+_BINDINGS = (
+    ("csharp", re.compile(r"Microsoft\.ML\.OnnxRuntime|OnnxRuntimeException|\.cs:line \d")),
+    ("java", re.compile(r"ai\.onnxruntime|OrtException|\.java:\d|java\.lang\.")),
+    ("js", re.compile(r"onnxruntime-(?:web|node|react-native)|ort(?:\.min)?\.js|\.m?js:\d|Uncaught|\bwasm\b|WebGPU|WebGL", re.I)),
+    ("rust", re.compile(r"\bort::|Result::unwrap|panicked at|\.rs:\d")),
+    ("cpp", re.compile(r"Ort::Exception|terminate called|what\(\)|libc\+\+abi|\.cpp\(\d")),
+    ("python", re.compile(r"Traceback|\.py\W|onnxruntime_pybind11_state|\b\w+Error: ")),
+)
+
+
+def source_groups(source: str, text: str) -> dict[str, str]:
+    """The thread, repository and binding an example belongs to."""
+    thread = _THREAD.search(source)
+    repo = _REPO.search(source) or _SITE.search(source)
+    binding = next((name for name, rx in _BINDINGS if rx.search(text)), "other")
+    return {
+        "thread": thread.group(0).rstrip(".,") if thread else "reproduction",
+        "repository": repo.group(1).lower() if repo else "reproduction",
+        "binding": binding,
+    }
+
+
+def fallback_rank(index, text: str) -> list[tuple[str, float]]:
+    """The similarity fallback alone: entries by their examples' similarity to the text."""
+    from diagnoser.matcher import _example_similarity, decisive_text
+    try:
+        from diagnoser.text import core_view
+    except ImportError:  # releases before the wrapper-free view
+        def core_view(t: str) -> str:
+            return t
+    sims = _example_similarity(index, decisive_text(core_view(prepare(text).text), set()))
+    ids = [ce.entry.id for ce in index.entries]
+    return [(ids[i], 1.0) for i, _ in sorted(sims.items(), key=lambda kv: -kv[1])]
+
+
+def held_out_by(index, examples: list[tuple[str, str, dict[str, str]]], kind: str, rank=None) -> list[Result]:
+    """Score each example with every example of its group (thread, repository, binding, or
+    itself for "example") removed from every entry first."""
+    by: dict[str, list[tuple[str, str]]] = {}
+    for n, (eid, text, groups) in enumerate(examples):
+        by.setdefault(groups[kind] if kind != "example" else str(n), []).append((eid, text))
+    out = []
+    for members in by.values():
+        keys = {example_key(t) for _, t in members}
+        reduced = replace(index, entries=tuple(
+            replace(ce, examples=tuple(x for x in ce.examples if x not in keys)) for ce in index.entries))
+        rank = rank or (lambda idx, t: [(c.id, c.confidence) for c in score(idx, prepare(t).text)])
+        out += [Result(eid, text, rank(reduced, text)) for eid, text in members]
+    return out
+
+
 def evaluate(verbose: bool = False) -> dict[str, float]:
     db = load(strict=False)
     index = build(db)  # holdout examples are not in it
-    held, tuned = [], []
+    held, tuned, grouped = [], [], []
     for doc in db.documents.values():
         if doc.entry.retired:
             continue
         for ex in doc.entry.examples:
+            if not ex.holdout:
+                grouped.append((doc.entry.id, ex.text, source_groups(ex.source, ex.text)))
             if ex.holdout:
                 held.append(Result(doc.entry.id, ex.text, _rank(index, ex.text)))
             else:
@@ -80,10 +146,27 @@ def evaluate(verbose: bool = False) -> dict[str, float]:
         "abstention_all": rate(abst, lambda a: not any(c >= DIAGNOSIS_THRESHOLD for _, c in a[1])),
         "abstention_held_out": rate([a for a in abst if a[0]], lambda a: not any(c >= DIAGNOSIS_THRESHOLD for _, c in a[1])),
     }
+    by_source = {kind: held_out_by(index, grouped, kind) for kind in ("thread", "repository", "binding")}
+    for kind, results in by_source.items():
+        figures[f"source_held_out_{kind}_top1"] = rate(results, lambda r: r.top1)
+        figures[f"source_held_out_{kind}_top3"] = rate(results, lambda r: r.top3)
     calib = calibration([*held, *tuned])
     print(f"entries: {figures['entries']}")
     print(f"held-out examples: {figures['held_out_examples']:4d}  top-1 {figures['held_out_top1']:.1%}  top-3 {figures['held_out_top3']:.1%}")
     print(f"tuning examples:   {figures['tuning_examples']:4d}  top-1 {figures['tuning_top1_loo']:.1%}  top-3 {figures['tuning_top3_loo']:.1%}  (leave-one-out)")
+    groups = {kind: len({g[kind] for _, _, g in grouped}) for kind in by_source}
+    for kind in by_source:
+        print(f"  held out by {kind + ':':11s} top-1 {figures[f'source_held_out_{kind}_top1']:.1%}  top-3 "
+              f"{figures[f'source_held_out_{kind}_top3']:.1%}  ({groups[kind]} groups, each removed from every entry)")
+    fallback = {kind: held_out_by(index, grouped, kind, fallback_rank) for kind in ("example", "thread", "repository", "binding")}
+    for kind, results in fallback.items():
+        figures[f"fallback_{kind}_top1"] = rate(results, lambda r: bool(r.top) and r.top[0][0] == r.entry)
+    print("  similarity fallback alone (signatures off), ranks own entry first: " + ", ".join(
+        f"held out by {kind} {figures[f'fallback_{kind}_top1']:.1%}" for kind in fallback))
+    bindings: dict[str, int] = {}
+    for _, _, g in grouped:
+        bindings[g["binding"]] = bindings.get(g["binding"], 0) + 1
+    print("  bindings: " + ", ".join(f"{k} {v}" for k, v in sorted(bindings.items(), key=lambda kv: -kv[1])))
     print(f"out-of-scope texts: {figures['out_of_scope_texts']:3d}  abstained {figures['abstention_all']:.1%}  (held-out part {figures['abstention_held_out']:.1%})")
     print("calibration of the top diagnosis (all examples): confidence bin -> accuracy (n)")
     for lo, hi, n, acc, mean in calib:

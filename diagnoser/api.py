@@ -5,6 +5,7 @@ import os
 from collections.abc import Iterable, Mapping
 
 from diagnoser import facts as facts_mod
+from diagnoser import provenance
 from diagnoser.index import Index, default_index
 from diagnoser.links import doc_url
 from diagnoser.errors import UserInputError
@@ -81,24 +82,29 @@ def diagnose(
 
     provs, targets = provider_tables.parse([p for p in (providers or ()) if p and p.strip()])
     first = score(idx, prepared.text, provs)
+    provenance.label(first, provenance.texts(prepared.text, []))
     facts = _merged_facts(prepared.text, first)
     findings: list[Finding] = []
-    ranked, weak = first, []
+    ranked, weak, lead, failed = first, [], [], []
     if model is not None or env:
-        from diagnoser import modelfile
+        from diagnoser import failures
         from diagnoser.probes import ProbeContext, environment, registered, run_all, static
 
-        loaded = modelfile.load(model) if model is not None else None
+        loaded, broken_file = _load(model)
         ctx = ProbeContext(model=loaded, facts=facts, providers=provs, targets=targets, env=env, text=prepared.text, ort_target=ort_version,
                            shapes={k: tuple(int(d) for d in v) for k, v in (shapes or {}).items()}, mode=probes,
                            session_timeout=session_timeout, session_memory_mb=session_memory_mb)
-        chosen = (registered() if probes == "all" else static()) if loaded is not None else (environment,)
+        ctx.findings.extend(broken_file)
+        chosen = (registered() if probes == "all" else static()) if loaded is not None else ((environment,) if env else ())
         findings = run_all(ctx, chosen)
-        extra = [f.details["error_text"] for f in findings if f.code in _TEXT_FINDINGS and f.details.get("error_text")]
-        fused = "\n".join([prepared.text, *extra]).strip("\n") if extra else prepared.text
+        sources = provenance.texts(prepared.text, findings)
+        fused = "\n".join(body for _, body in sources)
         ranked = score(idx, fused, provs, tuple(findings))
+        provenance.label(ranked, sources)
         if prepared.text.strip():
             _cap_model_only(ranked)
+        lead += provenance.runtime_decides(ranked, findings, DIAGNOSIS_THRESHOLD)
+        failed = failures.failures(findings, ctx.graph if loaded is not None else None)
         weak_text = [f.details["error_text"] for f in findings if f.code == "session.run-failed" and f.details.get("error_text")]
         if weak_text:
             seen = {c.id for c in ranked}
@@ -107,21 +113,32 @@ def diagnose(
                 c.confidence = min(c.confidence, DIAGNOSIS_THRESHOLD - 0.05)  # synthesized inputs: never a confident diagnosis
     sure = [c for c in ranked if c.confidence >= DIAGNOSIS_THRESHOLD]
     maybe = sorted([c for c in ranked if CANDIDATE_THRESHOLD <= c.confidence < DIAGNOSIS_THRESHOLD] + weak, key=lambda c: -c.confidence)[:5]
+    leading: tuple = ()
+    if failed:
+        from diagnoser.failures import lead_notes, unexplained
+
+        lead = lead_notes(failed) + lead
+        if not sure:
+            leading = tuple(f for f in unexplained(failed, maybe, findings) if f.code != "probe.failed")
     if prepared.text.strip() or sure or maybe:
-        notes = _notes(sure, maybe, model is not None)
+        notes = lead + _notes(sure, maybe, model is not None)
+    elif leading or any(f.code == "probe.failed" for f in failed):
+        notes = lead
     else:
-        notes = [f"the probes predict no known problem for this {'model' if model is not None else 'environment'}"]
+        notes = lead + [f"the probes predict no known problem for this {'model' if model is not None else 'environment'}"]
     if findings and prepared.text.strip():
         notes += _moved(first, ranked)
     notes += [f.message for f in findings if f.code == "env.target-not-here"]
     if weak:
         notes.append("the session failed only when run on synthesized inputs: " + ", ".join(c.id for c in weak) + " are candidates, not diagnoses")
+    triaged = None if sure else _triage(prepared.text, findings, ranked, idx, model)
     return Report(
         diagnoses=tuple(_to_diagnosis(c) for c in sure),
         candidates=tuple(_to_diagnosis(c) for c in maybe),
         findings=tuple(findings),
         facts=facts,
         notes=tuple(notes),
+        failures=leading,
         input={
             "text_chars": prepared.original_chars,
             "text_truncated": prepared.truncated,
@@ -134,34 +151,73 @@ def diagnose(
             "probes": probes,
             "ort_version": ort_version,
         },
+        triage=triaged,
     )
 
 
 def _cap_model_only(ranked: list[Candidate]) -> None:
     """With pasted text, an entry supported by model or environment findings alone (no line of the
     text matched it) is a candidate, not a diagnosis: the text may come from another machine or
-    another problem of the same model."""
+    another problem of the same model. A broken model file is the exception: it cannot be run
+    anywhere."""
     for c in ranked:
+        if any(e.kind == "finding" and e.detail.startswith("file.") for e in c.evidence if e.effect > 0):
+            continue  # a file that is no usable model is a fact about what the user gave, whatever the text
         if c.line is None and not any(e.kind != "finding" for e in c.evidence if e.effect > 0):
             c.confidence = min(c.confidence, DIAGNOSIS_THRESHOLD - 0.05)
     ranked.sort(key=lambda c: (-c.confidence, c.id))
 
 
-# findings whose error text (the runtime's or checker's own words) is matched like pasted text
-_TEXT_FINDINGS = frozenset({"session.create-failed", "session.crashed", "checker.invalid", "shape.inference-error", "env.onnxruntime-import-failed"})
+def _load(model: str | os.PathLike[str] | None) -> tuple[object | None, list[Finding]]:
+    """The loaded model, or the file's problem as a finding: an empty, truncated or foreign file
+    is the diagnosis the user came for. A path that is no file at all stays a usage error."""
+    if model is None:
+        return None, []
+    from diagnoser import failures, modelfile
+
+    try:
+        return modelfile.load(model), []
+    except UserInputError as exc:
+        if exc.code is None:
+            raise
+        return None, [failures.file_finding(exc)]
 
 
 def _moved(before: list[Candidate], after: list[Candidate]) -> list[str]:
-    """Say which entries the model's evidence moved, and by which findings."""
+    """Say which entries the model's evidence moved, and by which findings or whose words."""
     old = {c.id: c.confidence for c in before}
     notes = []
     for c in after[:5]:
         was = old.get(c.id, 0.0)
         if abs(c.confidence - was) >= 0.1:
             codes = [ev.detail.split(":", 1)[0] for ev in c.evidence if ev.kind == "finding"]
-            why = f" ({', '.join(codes)})" if codes else " (the runtime's own error text)"
+            voices = sorted({ev.source for ev in c.evidence if ev.effect > 0 and ev.source not in ("", "text", "probe")})
+            said = ", ".join(provenance.says(v) for v in voices) or "the probes' error texts"
+            why = f" ({', '.join(codes)})" if codes else f" ({said})"
             notes.append(f"model evidence moved {c.id} from {was:.0%} to {c.confidence:.0%}{why}")
     for cid, was in old.items():
         if was >= CANDIDATE_THRESHOLD and cid not in {c.id for c in after}:
             notes.append(f"model evidence ruled out {cid} (was {was:.0%})")
     return notes
+
+
+def _triage(text: str, findings: list[Finding], ranked: list[Candidate], idx: Index, model: object) -> object:
+    """A triage of the pasted text (else of the error a probe met) when no diagnosis stands; with
+    a model, the named node is looked up in it."""
+    from diagnoser.triage import triage
+
+    if not text.strip():
+        texts = [f.details["error_text"] for f in findings if f.severity == "error" and f.details.get("error_text")]
+        text = prepare(texts[0]).text if texts else ""
+    if not text.strip():
+        return None
+    graph = None
+    if model is not None:
+        from diagnoser import modelfile
+        from diagnoser.graphinfo import GraphInfo
+
+        try:
+            graph = GraphInfo(modelfile.load(model).proto)  # type: ignore[arg-type]
+        except Exception:  # a file that is no model: the findings say so, the triage goes without it
+            graph = None
+    return triage(text, ranked, idx, graph)

@@ -76,6 +76,7 @@ def _parse_shapes(specs: tuple[str, ...]) -> dict[str, list[int]]:
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="onnx-troubleshooter", prog_name="diagnose", message="%(prog)s %(version)s")
 @click.argument("text", required=False)
 @click.option("--log", "log", metavar="FILE", help="Read the error text from a log file.")
 @click.option("--model", "model", metavar="M.onnx", help="The model that failed; probes look for proof in it.")
@@ -143,7 +144,7 @@ def command(text, log, model, providers, env, ort_version, probes, shapes, as_js
 
         emit_single(report, model, fmt or "text", fail_on, out)
     click.echo(out, nl=False)
-    sys.exit(0 if report.diagnosed else 1)
+    sys.exit(0 if report.diagnosed or (report.environment_only and report.healthy) else 1)
 
 
 def _subcommand(args: list[str]) -> click.Command:

@@ -10,12 +10,15 @@ import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diagnoser import diskcache
-from diagnoser.text import normalise
+from diagnoser.text import core_view, normalise
 
-CACHE_VERSION = 3  # bump when the cached record format or example keys change
+if TYPE_CHECKING:
+    from diagnoser.similarity import Vectors
+
+CACHE_VERSION = 4  # bump when the cached record format or example keys change
 FUZZY_CHARS = 300
 
 
@@ -134,6 +137,14 @@ class Index:
         return out
 
     @cached_property
+    def vectors(self) -> "Vectors":
+        """The examples as distinctive-word vectors (diagnoser.similarity), built on first use."""
+        from diagnoser.similarity import build as build_vectors
+
+        owners = [i for i, ce in enumerate(self.entries) for _ in ce.examples]
+        return build_vectors([ex for ce in self.entries for ex in ce.examples], owners)
+
+    @cached_property
     def flat_examples(self) -> tuple[list[str], list[int]]:
         """Every example key (token-sorted for fuzz.ratio) with the position of its entry."""
         keys, owners = [], []
@@ -151,7 +162,7 @@ def sort_tokens(text: str) -> str:
 
 def example_key(text: str) -> str:
     """The form an example is compared in: normalised, lower-case, its last FUZZY_CHARS."""
-    return normalise(text)[-FUZZY_CHARS:].lower()
+    return core_view(normalise(text))[-FUZZY_CHARS:].lower()
 
 
 def _slim(entry: Any) -> dict[str, Any]:

@@ -151,10 +151,22 @@ def _function_body(schema: Any, node: Any, opset: int, input_dtypes: list[str | 
             raw = schema.get_context_dependent_function_with_opset_version(opset, node.SerializeToString(), types)
             return onnx.FunctionProto.FromString(raw) if raw else None
         if getattr(schema, "has_function", False):
-            return schema.get_function_with_opset_version(opset) or schema.function_body
+            return _as_function(schema.get_function_with_opset_version(opset)) or _as_function(schema.function_body)
     except Exception:
         return None
     return None
+
+
+def _as_function(body: Any) -> Any | None:
+    """A FunctionProto from what onnx hands back: since onnx 1.16 (at least) the versioned
+    getter returns the serialized bytes, older releases the proto itself; empty means none."""
+    import onnx
+
+    if not body:
+        return None
+    if isinstance(body, (bytes, bytearray)):
+        return onnx.FunctionProto.FromString(bytes(body))
+    return body
 
 
 def body_dtypes(body: Any, input_dtypes: list[str | None], opset: int) -> dict[str, str | None]:

@@ -14,9 +14,14 @@ from dataclasses import dataclass, field
 
 from diagnoser.index import CompiledEntry, CompiledSignature, Index, sort_tokens
 from diagnoser.report import Evidence, Finding
-from diagnoser.text import _DECISIVE, unwrapped_views
+from diagnoser.similarity import best_by_entry
+from diagnoser.text import _DECISIVE, core_view, unwrapped_views
 
 _FUZZY_CHARS = 300
+# A distinctive-word cosine reads higher than a surface ratio for the same closeness: measured on
+# the entries' examples (leave-one-out), cosine 0.6 separates own from other entries about as well
+# as ratio 0.7, so the cosine is lifted by this much before the two are compared.
+_IDF_LIFT = 0.1
 
 
 @dataclass
@@ -106,10 +111,20 @@ def _signature_hits(ce: CompiledEntry, t: _Text) -> tuple[float, dict[str, str],
 
 
 def _example_similarity(index: Index, decisive: str, only: set[int] | None = None) -> dict[int, float]:
-    """Best similarity of the decisive text to each entry's examples (token-sorted ratio);
-    with `only`, to those entries' examples alone."""
+    """Best similarity of the decisive text to each entry's examples: the higher of the
+    distinctive-word cosine (diagnoser.similarity) and the token-sorted surface ratio; with
+    `only`, to those entries' examples alone."""
     if not decisive:
         return {}
+    best = {i: min(1.0, c + _IDF_LIFT) for i, c in best_by_entry(index.vectors, decisive, only).items()}
+    for i, r in _surface_similarity(index, decisive, only).items():
+        if r > best.get(i, 0.0):
+            best[i] = r
+    return best
+
+
+def _surface_similarity(index: Index, decisive: str, only: set[int] | None = None) -> dict[int, float]:
+    """Best token-sorted ratio of the decisive text to each entry's examples."""
     keys, owners = index.flat_examples
     if only is not None:
         picked = [p for p, o in enumerate(owners) if o in only]
@@ -134,11 +149,14 @@ def score(
     findings: tuple[Finding, ...] = (),
 ) -> list[Candidate]:
     """Every entry with any support, most likely first, with calibrated-ish confidence."""
+    # Signatures anchor on the message's core and read the text as pasted; the similarity
+    # fallback reads the message without its binding's wrappers (core_view, line for line).
+    core = core_view(text)
     t = _Text(text, unwrapped_views(text), index.literals)
     entries = index.entries
     hits = {i: h for i in index.searchable(t.present) if (h := _signature_hits(entries[i], t))[0] > 0}
     hit_lines = {h[2] for h in hits.values() if h[2] is not None}
-    decisive = decisive_text(text, hit_lines) if text else ""
+    decisive = decisive_text(core, hit_lines) if text else ""
     # Example similarity is the fallback for wordings no signature knows: scan every example only
     # when no signature speaks with some confidence, else just the matched entries' examples.
     strong = any(h[0] >= 0.5 for h in hits.values())
@@ -176,6 +194,11 @@ def score(
                 logit = max(logit, _logit(0.85)) + (2.0 if sig > 0 else 0.0)
                 cand.evidence.append(Evidence("providers", f"providers {', '.join(pset)} requested together", 1.0))
                 break
+        if e.providers and not given and line is not None:
+            named = _providers_on_line(text, line)
+            if named and not named & set(e.providers):
+                logit -= 2.5
+                cand.evidence.append(Evidence("providers", f"the error names {', '.join(sorted(named))}, not {', '.join(e.providers)}", -1.0))
         if e.providers and given:
             if given & set(e.providers):
                 logit += 0.5
@@ -203,6 +226,15 @@ def score(
     _share_between_rivals(out)
     out.sort(key=lambda c: (-c.confidence, c.id))
     return out
+
+
+_PROVIDER = re.compile(r"\b([A-Z][A-Za-z]{1,30}ExecutionProvider)\b")
+
+
+def _providers_on_line(text: str, line: int) -> set[str]:
+    """Execution providers the error line (and the two after it, where a wrap may fall) names."""
+    lines = text.split("\n")[line:line + 3]
+    return {m.group(1) for ln in lines for m in _PROVIDER.finditer(ln)}
 
 
 def _share_between_rivals(cands: list[Candidate]) -> None:

@@ -1,7 +1,9 @@
 """Open a model file safely: recognise what it is before handing it to onnx.
 
 Weights stored as external data are never read here: probes need the graph, not the weights.
-Each refusal carries a finding code (`file.*`) so the one-line error leads to documentation.
+Each refusal of the file itself carries a finding code (`file.*`): the API turns it into a
+diagnosis of the file; a refusal without a code (no such path, a directory, unreadable) is a
+usage error.
 """
 from __future__ import annotations
 
@@ -100,8 +102,10 @@ def load(path: str | os.PathLike[str]) -> LoadedModel:
         raise _fail("file.truncated", f"{p} is not a valid ONNX protobuf (truncated or corrupt?): {str(exc).splitlines()[0] if str(exc) else 'parse error'}") from None
     except (OSError, ValueError, RuntimeError) as exc:
         raise UserInputError(f"cannot load {p}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
-    if not proto.HasField("graph") or not proto.ir_version:
+    if not proto.HasField("graph"):
         raise _fail("file.no-graph", f"{p} parsed as protobuf but holds no ONNX graph (truncated, or not an ONNX model?)")
+    if not proto.ir_version:
+        raise _fail("file.no-ir-version", f"{p} holds a graph but no ir_version, which every ModelProto must set: onnxruntime refuses it (Missing model IR version)")
     return LoadedModel(path=p, proto=proto, size=size, raw=raw if _keep_bytes(proto, size) else None)
 
 

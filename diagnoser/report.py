@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: report.triage
 Severity = Literal["info", "warning", "error"]
 
 
@@ -27,6 +27,9 @@ class Evidence:
     kind: Literal["signature", "example", "context", "providers", "finding"]
     detail: str
     effect: float
+    # whose words or facts: "text" (the user's paste), "session", "checker", "shape-inference",
+    # "environment", "probe" (a probe's finding); "" when not labelled
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,17 @@ class Diagnosis:
 
 
 @dataclass(frozen=True)
+class Failure:
+    """A failure a probe saw (the file, the session, the checker...) that no diagnosis explains:
+    it leads the report instead of "no known problem". A text triage can attach to it."""
+
+    code: str  # the finding's code
+    stage: str  # what failed, e.g. "creating an onnxruntime session"
+    error: str  # the core of the tool's own words, one line
+    node: dict[str, str] = field(default_factory=dict)  # node, op, op_version, input0...: its facts
+
+
+@dataclass(frozen=True)
 class Report:
     diagnoses: tuple[Diagnosis, ...]
     candidates: tuple[Diagnosis, ...]
@@ -58,14 +72,60 @@ class Report:
     facts: dict[str, str]
     notes: tuple[str, ...]
     input: dict[str, Any]
+    failures: tuple[Failure, ...] = ()  # what failed unexplained, most decisive first
     schema_version: str = SCHEMA_VERSION
 
     @property
     def diagnosed(self) -> bool:
         return bool(self.diagnoses)
 
+    @property
+    def environment_only(self) -> bool:
+        """A `--env` check with no error text and no model: a healthy result is an answer, not a miss."""
+        return bool(self.input.get("env")) and not self.input.get("text_chars") and not self.input.get("model")
+
+    @property
+    def healthy(self) -> bool:
+        """Nothing diagnosed, no candidate, and no probe reported an error or a warning."""
+        return not (self.diagnoses or self.candidates or self.failures) and not any(f.severity in ("error", "warning") for f in self.findings)
+    # what no entry explains, sorted out (diagnoser.triage); None when a diagnosis stands or the
+    # text is not about ONNX. Declared here, after the other fields, so it keeps its default.
+    triage: Triage | None = None
+
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         ordered = {"schema_version": data.pop("schema_version")}
         ordered.update(data)
         return ordered
+
+
+@dataclass(frozen=True)
+class Closest:
+    """An entry near an unexplained error, and what would make it the answer."""
+
+    id: str
+    title: str
+    title_zh: str
+    confidence: float
+    tell: str  # what tells this entry apart (its `distinguish`, else its title)
+
+
+@dataclass(frozen=True)
+class Triage:
+    """An ONNX-family error no entry explains, sorted out: who raised it, when, about what.
+
+    component is one of onnxruntime, torch.onnx, onnx, converter, quantization, optimizer,
+    onnxruntime-web, install; stage one of export, convert, quantize, load, run, install.
+    facts holds only what the text says: provider, binding, source_file, op, op_version, node,
+    status, exporter (torchscript/dynamo), aten_op, converter. node holds what --model says of
+    the named node: op, domain, attributes, inputs (dtype and shape), producers.
+    """
+
+    component: str
+    stage: str
+    error: str  # the error line the triage read (wrappers stripped)
+    facts: dict[str, str]
+    closest: tuple[Closest, ...]
+    next_steps: tuple[str, ...]
+    next_steps_zh: tuple[str, ...]
+    node: dict[str, str] = field(default_factory=dict)

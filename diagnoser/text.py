@@ -186,3 +186,56 @@ def unwrapped_views(text: str) -> list[tuple[str, list[int]]]:
                 starts.append(i)
         views.append(("\n".join(out), starts))
     return views
+
+
+# Wrappers the bindings and applications put around the runtime's own message, stripped from the
+# start of a line (repeatedly) so that one problem reads the same from Python, C#, Java, JS, Rust,
+# C++ or an application's log. Order does not matter: the loop runs until nothing changes.
+_WRAPPERS = re.compile(
+    r"^(?:"
+    # timestamps: 2024-01-02 10:00:01.123, [2024-01-02T10:00:01Z], 10:00:01,123
+    r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?(?:\s+(?:UTC|GMT))?\]?|"
+    r"\[?\d\d:\d\d:\d\d(?:[.,]\d{1,9})?\]?|"
+    # levels: ERROR, [ERROR], | ERROR |, ERROR:root:, E/tag(123):, E0123 10:00:01.123 123 file.cc:12]
+    r"[-|]?\s*\[?(?:ERROR|ERR|WARNING|WARN|INFO|DEBUG|FATAL|CRITICAL|TRACE|SEVERE)\]?(?::[\w.]{1,40}:|\s*[:|\-]|\s)|"
+    r"[VDIWEF]/[\w.\-]{1,40}(?:\(\s*\d+\))?:|"
+    r"[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w./-]{1,80}:\d+\]|"
+    # loguru / structlog module markers: "module:function:12 - "
+    r"\|?\s*[\w.]{1,60}:[\w<>]{1,60}:\d{1,6}\s+-\s|"
+    # onnxruntime's own log prefix: [E:onnxruntime:Default, file.cc:12 Function]
+    r"\[[VIWEF]:onnxruntime:[^\]\n]{0,200}\]|"
+    # C#: Microsoft.ML.OnnxRuntime.OnnxRuntimeException: [ErrorCode:RuntimeException]
+    r"Unhandled exception\.|(?:System\.[\w.]{1,60}Exception:\s*)?Microsoft\.ML\.OnnxRuntime\.OnnxRuntimeException:\s*[\"“]?|\[ErrorCode:\w{1,40}\]|"
+    # Java: ai.onnxruntime.OrtException: Error code - ORT_FAIL - message:
+    r"Exception in thread \"[^\"\n]{0,80}\"|(?:Caused by:\s*)?ai\.onnxruntime\.OrtException:|Error code - ORT_\w{1,40} - message:|"
+    # C++: terminate called after throwing an instance of 'Ort::Exception' / what():
+    r"terminate called after throwing an instance of '[\w:]{1,80}'|what\(\):|"
+    r"(?:libc\+\+abi(?:\.dylib)?:\s*)?terminating (?:with|due to) uncaught exception of type [\w:]{1,80}:|"
+    r"(?:unknown file: )?C\+\+ exception with description \"|exception of type [\w:]{1,80}:|"
+    # Rust: called `Result::unwrap()` on an `Err` value: / thread 'main' panicked at src/main.rs:4:5:
+    r"called `Result::unwrap\(\)` on an `Err` value:|thread '[^'\n]{0,60}' panicked at [^\n]{0,120}?:\d+:\d+:?|"
+    r"(?:ort::)?Error:|Msg\(\"|(?:CreateSession|SessionBuilder|Run|Ort)\w{0,30}\(|"
+    # JS: Uncaught (in promise) Error: / ort-web / onnxruntime-node wrappers
+    r"Uncaught(?: \(in promise\))?|(?:Type|Range|Runtime)?Error:|ort(?:-web|-wasm)?:|"
+    # Python: onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL :
+    r"onnxruntime\.capi\.onnxruntime_pybind11_state\.\w{1,30}:|[\w.]{0,80}\b(?:Fail|InvalidArgument|NoSuchFile|NoModel|EngineError|"
+    r"RuntimeException|InvalidProtobuf|ModelLoaded|NotImplemented|InvalidGraph|EPFail):|"
+    r"\[ONNXRuntimeError\]\s*:\s*\d{1,2}\s*:\s*\w{1,30}\s*:"
+    r")\s*"
+)
+
+
+def core_line(line: str) -> str:
+    """The line without the binding's or application's wrappers around the message."""
+    for _ in range(12):
+        m = _WRAPPERS.match(line)
+        if not m or not m.end():
+            break
+        line = line[m.end():]
+    return line
+
+
+def core_view(text: str) -> str:
+    """The text line by line with wrappers stripped (same number of lines, so a match's line
+    number is the original line's); empty lines stay empty."""
+    return "\n".join(core_line(ln) for ln in text.split("\n"))

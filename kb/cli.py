@@ -10,6 +10,7 @@ import click
 from kb.database import load
 from kb.problems import EntryError
 from kb.schema import FAQ_TOPICS
+from kb.termtext import columns, fit_markdown, width, wrap
 
 
 def _db(root: str | None):
@@ -25,6 +26,7 @@ def _db(root: str | None):
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="onnx-troubleshooter", prog_name="kb", message="%(prog)s %(version)s")
 def cli() -> None:
     """The ONNX troubleshooting knowledge base."""
 
@@ -62,7 +64,7 @@ def show_cmd(ident: str, lang: str, as_json: bool, root: str | None) -> None:
     if as_json:
         click.echo(json.dumps(doc.entry.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
-        click.echo(entry_text(doc, lang=lang))
+        click.echo(entry_text(doc, lang=lang, width=width()), nl=False)
 
 
 @cli.command("list")
@@ -79,8 +81,8 @@ def list_cmd(as_json: bool, category: str | None, root: str | None) -> None:
              "summary": e.summary, "retired": e.retired}
             for e in rows], indent=2, ensure_ascii=False))
         return
-    for e in rows:
-        click.echo(f"{e.id}  {e.category:<26} {e.title}{'  (retired)' if e.retired else ''}")
+    for line in columns([(e.id, e.category, e.title + ("  (retired)" if e.retired else "")) for e in rows], width()):
+        click.echo(line)
 
 
 def _faq(root: str | None):
@@ -114,8 +116,8 @@ def search_cmd(query: tuple[str, ...], limit: int, lang: str | None, as_json: bo
         click.echo(f"kb: no entry matches '{text}'", err=True)
         sys.exit(1)
     zh = lang == "zh" or (lang is None and any("\u4e00" <= ch <= "\u9fff" for ch in text))
-    for h in hits:
-        click.echo(f"{h.id}  {h.category:<26} {h.title_zh if zh else h.title}")
+    for line in columns([(h.id, h.category, h.title_zh if zh else h.title) for h in hits], width()):
+        click.echo(line)
 
 
 @cli.group("docs")
@@ -202,7 +204,9 @@ def faq_list_cmd(topic: str | None, lang: str, as_json: bool, root: str | None) 
     for t, docs in groups:
         click.echo(f"{t.title_zh if lang == 'zh' else t.title} ({t.key})")
         for d in docs:
-            click.echo(f"  {d.question.id}  {d.question.question_zh if lang == 'zh' else d.question.question}")
+            q = d.question.question_zh if lang == "zh" else d.question.question
+            for line in wrap(q, width(), f"  {d.question.id}  ", " " * (4 + len(d.question.id))):
+                click.echo(line)
 
 
 @faq_group.command("show")
@@ -219,7 +223,7 @@ def faq_show_cmd(ident: str, lang: str, as_json: bool, root: str | None) -> None
     if doc is None:
         click.echo(f"kb: error: no FAQ question '{ident}' (try `kb faq list`)", err=True)
         sys.exit(2)
-    click.echo(json.dumps(faq_json(doc), indent=2, ensure_ascii=False) if as_json else faq_text(doc, lang=lang))
+    click.echo(json.dumps(faq_json(doc), indent=2, ensure_ascii=False) if as_json else faq_text(doc, lang=lang, width=width()), nl=False)
 
 
 @faq_group.command("search")
@@ -234,8 +238,9 @@ def faq_search_cmd(query: tuple[str, ...], lang: str | None, root: str | None) -
     if not hits:
         click.echo(f"kb faq search: nothing matches {' '.join(query)!r}", err=True)
         sys.exit(1)
-    for d in hits:
-        click.echo(f"{d.question.id}  [{d.question.topic}]  {d.question.question_zh if lang == 'zh' else d.question.question}")
+    rows = [(d.question.id, f"[{d.question.topic}]", d.question.question_zh if lang == "zh" else d.question.question) for d in hits]
+    for line in columns(rows, width()):
+        click.echo(line)
 
 
 @faq_group.command("quiz")
@@ -249,7 +254,7 @@ def faq_quiz_cmd(topic: str | None, count: int | None, seed: int | None, lang: s
     from kb import quiz
 
     docs = [d for _, group in _faq(root).by_topic(topic) for d in group]
-    quiz.run(quiz.pick(docs, count, seed), ask=_ask, say=click.echo, lang=lang)
+    quiz.run(quiz.pick(docs, count, seed), ask=_ask, say=lambda text: click.echo(fit_markdown(text, width())), lang=lang)
 
 
 def _ask(prompt: str) -> str | None:

@@ -36,7 +36,7 @@ def run(
         say((q.answer_zh if lang == "zh" else doc.body).strip())
         say("")
         say(("相关条目: " if lang == "zh" else "Related: ") + ", ".join(q.related))
-        say("-" * 60)
+        say("-" * 40)
         shown += 1
         if n < total:
             reply = ask("按回车继续（q 退出）" if lang == "zh" else "Press Enter for the next question (q to quit)")

@@ -19,6 +19,7 @@ MAX_WIDTH = 100  # long lines read badly even in wide terminals
 _CJK = "\u2e80-\u2fff\u3000-\u303f\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"
 _TOKEN = re.compile(rf"\s+|[{_CJK}]|[^\s{_CJK}]+")
 _NO_LINE_START = set("，。、；：！？）」』》〉】〕’”%,.;:!?)]}")
+_NO_LINE_END = set("（「『《〈【〔‘“")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -38,28 +39,43 @@ def width(requested: int | None = None) -> int:
 
 def wrap(text: str, width: int, indent: str = "", hang: str | None = None) -> list[str]:
     """Wrap text to `width` columns; the first line starts with indent, the others with hang
-    (default: indent). Words longer than a line are cut (paths, URLs); nothing else is."""
+    (default: indent). Words longer than a line are cut (paths, URLs); nothing else is. Closing
+    punctuation never starts a line: the character before it moves down with it."""
     hang = indent if hang is None else hang
     lines: list[str] = []
-    line, used = indent, cells(indent)
-    fresh = True  # nothing but the indent on this line yet
+    toks: list[str] = []  # the current line's tokens, after its indent
+    lead = indent
+
+    def used() -> int:
+        return cells(lead) + sum(cells(t) for t in toks)
+
+    def push() -> None:
+        nonlocal toks, lead
+        lines.append((lead + "".join(toks)).rstrip())
+        toks, lead = [], hang
+
     for tok in _TOKEN.findall(" ".join(text.split()) if "\n" in text or "\t" in text else text):
         if tok.isspace():
-            if not fresh:
-                line, used = line + tok, used + len(tok)
+            if toks:
+                toks.append(tok)
             continue
-        w = cells(tok)
-        limit = width
-        if used + w > limit and not fresh and not (tok in _NO_LINE_START and used + w <= limit + 2):
-            lines.append(line.rstrip())
-            line, used, fresh = hang, cells(hang), True
-        while used + w > limit and fresh and len(tok) > 1:  # a word longer than a whole line
-            cut = _fit(tok, limit - used)
-            lines.append(line + tok[:cut])
-            tok, w = tok[cut:], cells(tok[cut:])
-            line, used = hang, cells(hang)
-        line, used, fresh = line + tok, used + w, False
-    lines.append(line.rstrip())
+        if toks and used() + cells(tok) > width:
+            carry = []
+            if tok in _NO_LINE_START:
+                while toks and toks[-1].isspace():
+                    toks.pop()
+                if len(toks) > 1:
+                    carry = [toks.pop()]
+            while len(toks) > 1 and toks[-1] in _NO_LINE_END:
+                carry.insert(0, toks.pop())
+            push()
+            toks = carry
+        while not toks and used() + cells(tok) > width and len(tok) > 1:  # a word longer than a whole line
+            cut = _fit(tok, width - used())
+            lines.append(lead + tok[:cut])
+            tok, lead = tok[cut:], hang
+        toks.append(tok)
+    push()
     return lines if any(x.strip() for x in lines) else [indent.rstrip()]
 
 
@@ -79,3 +95,75 @@ def tidy_zh(text: str) -> str:
     and Latin text ('使用 OpenVINO') is kept: it is how the entries are written."""
     text = re.sub(r"([，。、；：！？）」』》】])[ \t]+", r"\1", text)
     return re.sub(rf"(?<=[\u3400-\u9fff])[ \t]+(?=[\u3400-\u9fff（「『《【])", "", text)
+
+
+_LIST = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+")
+
+
+def fit_markdown(text: str, width: int) -> str:
+    """Markdown prose re-wrapped to width for the terminal: paragraphs and list items wrapped
+    (list items hang under their text), fenced code kept line by line and folded only where a
+    line is wider than the terminal, its continuations marked with '↪'."""
+    out: list[str] = []
+    para: list[str] = []
+    bullet = ""
+    fenced = False
+
+    def flush() -> None:
+        nonlocal para, bullet
+        if para:
+            out.extend(wrap(" ".join(para), width, bullet, " " * cells(bullet)))
+        para, bullet = [], ""
+
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            flush()
+            fenced = not fenced
+            out.append(line)
+        elif fenced or line.lstrip().startswith("|"):
+            out.extend(_fold(line, width))
+        elif not line.strip() or line.startswith("#"):
+            flush()
+            out.append(line)
+        elif m := _LIST.match(line):
+            flush()
+            bullet = m.group(0)
+            para = [line[m.end():]]
+        elif line.startswith("    ") and not para:
+            out.extend(_fold(line, width))
+        else:
+            para.append(line.strip())
+    flush()
+    return "\n".join(out)
+
+
+def _fold(line: str, width: int) -> list[str]:
+    if cells(line) <= width:
+        return [line]
+    out, rest = [], line
+    while cells(rest) > width:
+        cut = _fit(rest, width)
+        out.append(rest[:cut])
+        rest = "↪ " + rest[cut:]
+    return out + [rest]
+
+
+def columns(rows: list[tuple[str, str, str]], width: int) -> list[str]:
+    """ID, a short column and a long text: the short column padded to its longest value (at most
+    30), the text wrapped under itself; when the terminal is too narrow for that, the text goes
+    on its own indented lines."""
+    if not rows:
+        return []
+    first = max(cells(r[0]) for r in rows)
+    second = min(30, max(cells(r[1]) for r in rows))
+    start = first + 2 + second + 1
+    out = []
+    for a, b, text in rows:
+        head = f"{a}{' ' * (first - cells(a))}  {b}"
+        if width - start >= 30 and cells(b) <= second:
+            lead = head + " " * (start - cells(head))
+            out.extend(wrap(text, width, lead, " " * start))
+        else:
+            out.extend(wrap(head, width, "", "    "))
+            out.extend(wrap(text, width, "    "))
+    return out

@@ -48,7 +48,7 @@ def test_log_file(tmp_path):
 def test_json_contract():
     proc = run(MEMCPY, "--json")
     data = json.loads(proc.stdout)
-    assert data["schema_version"] == "1.0"
+    assert data["schema_version"] == "1.1"
     d = data["diagnoses"][0]
     for key in ("id", "title", "category", "confidence", "evidence", "fix", "doc"):
         assert key in d
@@ -108,6 +108,10 @@ BAD_FILES = {
 }
 
 
+# a file that is not a usable model is the diagnosis the user came for: JSON report, exit 0
+BAD_FILE_ENTRY = {"empty": "OT0163", "text": "OT0162", "lfs": "OT0162", "zip": "OT0162", "pickle": "OT0400", "truncated": "OT0162"}
+
+
 @pytest.mark.parametrize("kind", sorted(BAD_FILES))
 def test_bad_model_files(kind, tmp_path):
     path = tmp_path / f"{kind}.onnx"
@@ -116,7 +120,16 @@ def test_bad_model_files(kind, tmp_path):
         path.write_bytes(good[: len(good) // 2])
     elif BAD_FILES[kind] is not None:
         path.write_bytes(BAD_FILES[kind])
-    _one_line_error(run(MEMCPY, "--model", str(path)))
+    if kind == "missing":  # no such path: a usage error
+        _one_line_error(run(MEMCPY, "--model", str(path)))
+        return
+    proc = run("--model", str(path), "--json")
+    assert proc.returncode == 0, proc.stderr.decode()
+    data = json.loads(proc.stdout)
+    assert [f["code"] for f in data["findings"] if f["code"].startswith("file.")]
+    assert data["diagnoses"][0]["id"] == BAD_FILE_ENTRY[kind]
+    with_text = json.loads(run(MEMCPY, "--model", str(path), "--json").stdout)
+    assert BAD_FILE_ENTRY[kind] in [d["id"] for d in with_text["diagnoses"]]
 
 
 def test_directory_as_model(tmp_path):
@@ -144,3 +157,21 @@ def test_binary_garbage_log(tmp_path):
     log.write_bytes(os.urandom(200_000))
     proc = run("--log", str(log))
     assert proc.returncode == 1 and b"Traceback" not in proc.stderr
+
+
+def test_version_on_both_commands():
+    import subprocess
+    import sys
+    from importlib.metadata import version
+
+    for module, prog in (("diagnoser", "diagnose"), ("kb", "kb")):
+        proc = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0 and proc.stdout.strip() == f"{prog} {version('onnx-troubleshooter')}"
+
+
+def test_env_alone_on_a_healthy_machine_exits_0_and_says_so():
+    proc = run("--env")
+    out = proc.stdout.decode()
+    assert proc.returncode == 0, out
+    assert out.startswith("The environment looks healthy")
+    assert "No known problem matches" not in out

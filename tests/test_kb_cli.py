@@ -22,9 +22,15 @@ def test_show_accepts_any_case_with_or_without_prefix(given):
     assert "## Symptom" in proc.stdout and "## Fix" in proc.stdout
 
 
+def flat(text: str) -> str:
+    """Output with its wrapping undone (every space and line break removed)."""
+    return "".join(text.split())
+
+
 def test_show_zh():
     proc = kb("show", "OT0005", "--lang", "zh")
-    assert "同一会话" in proc.stdout and "修复方法" in proc.stdout
+    assert "同一会话" in flat(proc.stdout) and "修复方法" in proc.stdout
+    assert "仅有英文原文" in proc.stdout  # the English-only body is labelled as such
 
 
 def test_show_json():
@@ -47,9 +53,26 @@ def test_list_json(db):
 
 def test_list_text_filters_by_category():
     out = kb("list", "--category", "ep.dml-feature-level").stdout.splitlines()
-    assert [line.split()[0] for line in out] == ["OT0003", "OT0004"]
+    assert [line.split()[0] for line in out if not line.startswith(" ")] == ["OT0003", "OT0004"]
 
 
 @pytest.mark.parametrize("given,expected", [("OT0001", "OT0001"), ("ot12", "OT0012"), ("7", "OT0007"), ("E0001", None), ("OT12345", None), ("", None)])
 def test_normalise_id(given, expected):
     assert normalise_id(given) == expected
+
+
+@pytest.mark.parametrize("args", [("list",), ("show", "OT0005"), ("show", "5", "--lang", "zh"), ("search", "opset", "downgrade"),
+                                  ("search", "内存拷贝"), ("faq", "list"), ("faq", "list", "--lang", "zh"),
+                                  ("faq", "show", "FAQ013"), ("faq", "show", "13", "--lang", "zh"), ("faq", "search", "opset")])
+@pytest.mark.parametrize("columns", [80, 60])
+def test_every_command_fits_the_terminal(args, columns):
+    """Every line fits the terminal width (COLUMNS), Chinese counted as two columns."""
+    import os
+
+    from kb.termtext import cells
+
+    env = {**os.environ, "COLUMNS": str(columns)}
+    proc = subprocess.run([sys.executable, "-m", "kb", *args], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines and max(cells(line) for line in lines) <= columns

@@ -38,9 +38,9 @@ def dim_value(dim: Any, axis: int, rank: int, profile: dict[str, int]) -> tuple[
     """A realistic size for one dimension, and whether it was synthesized."""
     if isinstance(dim, int) and dim > 0:
         return dim, False
+    if is_batch(dim, axis, rank):
+        return profile.get("batch", 1), True
     name = dim if isinstance(dim, str) else ""
-    if "batch" in name.lower() or (axis == 0 and rank > 1):
-        return 1, True
     if _SEQ.search(name) or (rank == 2 and axis == 1 and not name):  # [batch, samples or tokens]
         return profile["seq"], True
     if _SPATIAL.search(name) or (rank == 4 and axis >= 2):
@@ -48,7 +48,21 @@ def dim_value(dim: Any, axis: int, rank: int, profile: dict[str, int]) -> tuple[
     return profile["other"], True
 
 
-def synthesize(inputs: list[Any], shapes: dict[str, list[int]], profile: dict[str, int]) -> tuple[dict[str, Any], dict[str, list[int]], bool]:
+def is_batch(dim: Any, axis: int, rank: int) -> bool:
+    name = dim if isinstance(dim, str) else ""
+    return "batch" in name.lower() or (axis == 0 and rank > 1)
+
+
+def other_size(value: int) -> int:
+    """Another size for a dynamic dimension that keeps the usual divisibility (strides, heads):
+    double it, or halve a large one."""
+    return value * 2 if value <= 256 or value % 2 else value // 2
+
+
+def synthesize(inputs: list[Any], shapes: dict[str, list[int]], profile: dict[str, int],
+               vary: str | None = None) -> tuple[dict[str, Any], dict[str, list[int]], bool]:
+    """Inputs for one run; vary="batch" or "other" changes the synthesized dims of that kind
+    to another size (the second run that checks declared dynamic dims really are)."""
     import numpy as np
 
     rng = np.random.default_rng(0)
@@ -64,6 +78,9 @@ def synthesize(inputs: list[Any], shapes: dict[str, list[int]], profile: dict[st
             picked = [dim_value(d, i, len(dims), profile) for i, d in enumerate(dims)]
             shape = [p[0] for p in picked]
             synthetic |= any(p[1] for p in picked)
+            for i, (d, (value, synth)) in enumerate(zip(dims, picked)):
+                if synth and vary is not None and (vary == "batch") == is_batch(d, i, len(dims)):
+                    shape[i] = 2 if vary == "batch" else other_size(value)
         dtype = np.dtype(_NP[kind])
         if dtype.kind == "f":
             arr = rng.random(shape, dtype=np.float32).astype(dtype)
@@ -97,10 +114,12 @@ def main() -> None:
     emit(stage="created", providers=sess.get_providers())
     if not args.get("run", True):
         return
+    inputs, given = sess.get_inputs(), args.get("shapes", {})
+    profiles = list(PROFILES) + [{"seq": h, "spatial": h, "other": h, "hint": h} for h in args.get("hints", [])]
     errors = []
-    for i, profile in enumerate(PROFILES):
+    for i, profile in enumerate(profiles):
         try:
-            feed, used, synthetic = synthesize(sess.get_inputs(), args.get("shapes", {}), profile)
+            feed, used, synthetic = synthesize(inputs, given, profile)
         except Exception as exc:
             emit(stage="synth-failed", error=str(exc))
             return
@@ -109,12 +128,31 @@ def main() -> None:
             outs = sess.run(None, feed)
         except Exception as exc:
             errors.append(f"{type(exc).__name__}: {exc}")
-            if synthetic and i + 1 < len(PROFILES):
+            if synthetic and i + 1 < len(profiles):
                 continue  # another set of sizes may be what the model expects
             emit(stage="run-failed", error=errors[0], shapes=used, synthetic=synthetic, attempts=len(errors))
             return
-        emit(stage="ran", outputs=[list(getattr(o, "shape", ())) for o in outs][:10], shapes=used, synthetic=synthetic, attempts=len(errors) + 1)
+        emit(stage="ran", outputs=[list(getattr(o, "shape", ())) for o in outs][:10], shapes=used, synthetic=synthetic,
+             attempts=len(errors) + 1, hint=profile.get("hint"), first_error=errors[0] if errors else None)
+        if synthetic and args.get("vary", True):
+            vary_sizes(sess, inputs, given, profile, used)
         return
+
+
+def vary_sizes(sess: Any, inputs: list[Any], given: dict[str, list[int]], profile: dict[str, int], worked: dict[str, list[int]]) -> None:
+    """Run again with the batch dims at 2, then the other dynamic dims at another size: a model
+    that declares a dimension dynamic but works at one size only has a size baked in."""
+    for kind in ("batch", "other"):
+        feed, used, _ = synthesize(inputs, given, profile, vary=kind)
+        if used == worked:
+            continue  # no dynamic dim of this kind
+        emit(stage="vary", kind=kind, shapes=used, worked=worked)
+        try:
+            sess.run(None, feed)
+        except Exception as exc:
+            emit(stage="vary-failed", kind=kind, shapes=used, worked=worked, error=f"{type(exc).__name__}: {exc}")
+            continue
+        emit(stage="vary-ran", kind=kind, shapes=used, worked=worked)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,10 @@ run it once on synthesized inputs, in a subprocess with a time and memory limit.
 
 An error, a crash (segfault, abort) or a hang becomes a finding; the runtime's own error text
 goes back through the matcher (details["error_text"]). A failure that needs synthesized inputs
-to show is reported as such, as a warning, never as a confident diagnosis.
+to show is reported as such, as a warning, never as a confident diagnosis. Once a run succeeds,
+the declared dynamic dimensions are tried at another size (batch 2, the others doubled): a model
+that works at one size only is session.fixed-size (see _fixed_size.py). When every
+everyday size fails, sizes frozen in the model's shape constants are tried (diagnoser.baked).
 """
 from __future__ import annotations
 
@@ -57,7 +60,7 @@ def _providers(ctx: Any) -> tuple[list[str], list[str]]:
 def child(ctx: Any, providers: list[str], timeout: float, limit: int) -> tuple[list[dict], int | None, str]:
     """Run the child; return its stage records, its return code (None on timeout) and its stderr tail."""
     args = json.dumps({"model": str(ctx.model.path), "providers": providers, "run": True,
-                       "shapes": {k: list(v) for k, v in ctx.shapes.items()}})
+                       "shapes": {k: list(v) for k, v in ctx.shapes.items()}, "hints": _hints(ctx)})
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ORT_", "ONNXRUNTIME_"))}
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_session_child.py")
     proc = subprocess.Popen([sys.executable, "-I", script, args], stdout=subprocess.PIPE,
@@ -78,20 +81,42 @@ def child(ctx: Any, providers: list[str], timeout: float, limit: int) -> tuple[l
     return records, code, err[-3000:]
 
 
+def _hints(ctx: Any) -> list[int]:
+    """Sizes to try when every everyday size fails: literals frozen next to computed sizes."""
+    from diagnoser import baked
+
+    try:
+        return baked.size_hints(ctx.model.proto.graph)
+    except Exception:  # a hint is a help, never a reason to lose the session
+        return []
+
+
+_VARY = ("vary", "vary-ran", "vary-failed")
+
+
+def _oom(error: str) -> bool:
+    return any(s in error for s in _OOM)
+
+
 def run(ctx: Any) -> list[Finding]:
     if ctx.found("external-data.escapes-folder"):
         return [Finding("session.skipped", "info", "no session was created: the model points to external data outside its folder", NAME)]
     providers, skipped = _providers(ctx)
     limit = memory_limit(ctx)
     records, code, err = child(ctx, providers, ctx.session_timeout, limit)
-    last = records[-1] if records else {"stage": "start"}
+    varied = [r for r in records if r.get("stage") in _VARY]
+    main = [r for r in records if r.get("stage") not in _VARY]
+    last = main[-1] if main else {"stage": "start"}
+    if last.get("stage") == "ran" and code != 0:
+        code = 0  # the model ran; only a run at another size hung, crashed or ran out of memory
+        varied = [r for r in varied if r.get("stage") != "vary-failed" or not _oom(r.get("error", ""))]
     stage = last.get("stage")
     where = {"import": "importing onnxruntime", "create": "creating the session", "run": "running the model"}.get(stage, stage)
     base = {"providers": providers, "skipped_providers": skipped, "memory_limit_mb": limit // 2**20}
     if code is None:
         return [Finding("session.timeout", "warning", f"the session hung while {where} (no answer in {ctx.session_timeout:.0f} s); it was killed", NAME, details={**base, "stage": stage})]
-    error = last.get("error", "") or err
-    if any(s in error for s in _OOM) or stage == "oom":
+    error = last.get("error", "") or ("" if stage == "ran" else err)
+    if _oom(error) or stage == "oom":
         return [Finding("session.out-of-memory", "warning",
                         f"the session ran out of memory while {where} under the probe's limit of {limit // 2**20} MiB: {error.splitlines()[0][:200] if error else ''}",
                         NAME, details={**base, "stage": stage, "error_text": error[:4000]})]
@@ -118,8 +143,13 @@ def run(ctx: Any) -> list[Finding]:
     if dropped:
         findings.append(Finding("session.provider-fallback", "warning", f"asked for {', '.join(providers)}, the session uses {', '.join(used)}: {', '.join(dropped)} dropped out", NAME, details={**base, "used": used}))
     shapes = ", ".join(f"{k}={'x'.join(map(str, v))}" for k, v in (last.get("shapes") or {}).items())
-    findings.append(Finding("session.ok", "info", f"a session with {', '.join(used)} loads and runs once on synthesized inputs ({shapes or 'no inputs'})",
-                            NAME, details={**base, "used": used, "outputs": last.get("outputs"), "shapes": last.get("shapes")}))
+    hint = f"; it ran only at a size read from the model's shape constants ({last['hint']}), every everyday size failed" if last.get("hint") else ""
+    findings.append(Finding("session.ok", "info", f"a session with {', '.join(used)} loads and runs once on synthesized inputs ({shapes or 'no inputs'}){hint}",
+                            NAME, details={**base, "used": used, "outputs": last.get("outputs"), "shapes": last.get("shapes"),
+                                           "other_sizes": [r.get("stage") for r in varied if r.get("stage") != "vary"] or ("timeout" if varied else None)}))
+    from diagnoser.probes._fixed_size import fixed_size
+
+    findings += fixed_size(ctx, varied, last, base)
     if skipped:
         findings.append(Finding("session.provider-not-installed", "info", f"not tried: {', '.join(skipped)} (not available in this onnxruntime); the session used {', '.join(providers)}", NAME, details=base))
     return findings

@@ -9,7 +9,7 @@ from __future__ import annotations
 from kb.termtext import cells, wrap
 
 from diagnoser.renderers.labels import labels
-from diagnoser.report import Diagnosis, Report
+from diagnoser.report import Diagnosis, Report, Triage
 
 _STYLES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
 
@@ -32,6 +32,21 @@ def _unique(items):
             seen.add(x)
             out.append(x)
     return out
+
+
+def _failures(report: Report, paint: "_Paint", lang: str, width: int) -> list[str]:
+    """A model that fails with no entry to explain it: the failure leads, with its node."""
+    t = labels(lang)
+    out = [paint(x, "red") for x in wrap(t["failures"], width)]
+    for f in report.failures:
+        node = f.node.get("node")
+        where = f" [{node}{' ' + f.node['op'] if f.node.get('op') else ''}]" if node else (f" [{f.node['op']}]" if f.node.get("op") else "")
+        body = wrap(f"{f.code}{where}: {f.error}", width, "  ! ", "    ")
+        out += ["  " + paint("!", "red") + body[0][3:]] + body[1:]
+        inputs = [v for k, v in sorted(f.node.items()) if k.startswith("input")]
+        if inputs:
+            out += wrap(f"{t['inputs']}: " + "; ".join(inputs[:6]), width, "    ")
+    return out + [""]
 
 
 def _diagnosis(d: Diagnosis, n: int, paint: _Paint, lang: str, width: int) -> list[str]:
@@ -71,6 +86,10 @@ def render(report: Report, color: bool = False, lang: str = "en", width: int = 8
     if report.diagnoses:
         for i, d in enumerate(report.diagnoses, 1):
             lines += _diagnosis(d, i, paint, lang, width) + [""]
+    elif report.failures:
+        lines += _failures(report, paint, lang, width)
+    elif report.environment_only and report.healthy:
+        lines += [paint(x, "green") for x in wrap(t["env_ok"], width)] + [""]
     else:
         lines += [paint(x, "yellow") for x in wrap(t["none"], width)] + [""]
     if report.candidates:
@@ -87,8 +106,43 @@ def render(report: Report, color: bool = False, lang: str = "en", width: int = 8
             body = wrap(f"{f.code} ({t.get(f.severity, f.severity)}): {f.message}", width, "  * ", "    ")
             lines += ["  " + paint("*", sev) + body[0][3:]] + body[1:]
         lines.append("")
+    if report.triage is not None:
+        lines += _triage(report.triage, paint, lang, width)
     for note in report.notes:
         prefix = f"{t['note']}: "
         body = wrap(prefix + note, width, "", " " * cells(prefix))
         lines += [paint(prefix, "dim") + body[0][len(prefix):]] + body[1:]
     return "\n".join(lines).rstrip() + "\n"
+
+
+STAGES_ZH = {"export": "导出", "convert": "转换", "quantize": "量化", "load": "加载（含创建会话）", "run": "运行", "install": "安装"}
+STAGES_EN = {"load": "load (session creation)"}
+
+
+def _triage(t: Triage, paint: _Paint, lang: str, width: int) -> list[str]:
+    """Who raised the error, at which stage, what it names, the nearest entries, what to do next."""
+    zh = lang == "zh"
+    lab = labels(lang)
+    sep = "：" if zh else ": "
+    stage_name = STAGES_ZH.get(t.stage, t.stage) if zh else STAGES_EN.get(t.stage, t.stage)
+    out = [paint(x, "bold") for x in wrap(lab["triage"], width)]
+    out += wrap(f"{lab['raised_by']}{sep}{t.component}; {lab['stage']}{sep}{stage_name}", width, "  ", "    ")
+    if t.error:
+        out += wrap(f"{lab['error']}{sep}{t.error}", width, "  ", "    ")
+    if t.facts:
+        out += wrap(f"{lab['facts']}{sep}" + ", ".join(f"{k}={v}" for k, v in t.facts.items()), width, "  ", "    ")
+    if t.node:
+        out.append(f"  {lab['node_in_model']}{sep.rstrip()}")
+        for k, v in t.node.items():
+            out += wrap(f"{k}: {v}", width, "    ", "      ")
+    if t.closest:
+        out.append(f"  {lab['closest']}{sep.rstrip()}")
+        for c in t.closest:
+            pct = f"  ({c.confidence:.0%})" if c.confidence else ""
+            out += wrap(f"{c.id}  {c.title_zh if zh else c.title}{pct}", width, "    - ", "      ")
+            if not zh:  # what tells them apart is written in English only
+                out += wrap(f"{lab['tell']}: {c.tell}", width, "      ", "        ")
+    out.append(f"  {paint(lab['next'], 'bold')}{sep.rstrip()}")
+    for step in (t.next_steps_zh if zh else t.next_steps):
+        out += wrap(step, width, "    - ", "      ")
+    return out + [""]

@@ -1,10 +1,13 @@
-"""File sanity (diagnoser/modelfile.py): unusable files give a coded one-line error, never a traceback."""
+"""File sanity (diagnoser/modelfile.py): an unusable file is a coded finding and a diagnosis; a path
+that is no file is a one-line usage error; never a traceback."""
 from __future__ import annotations
+
+import json
 
 import pytest
 from click.testing import CliRunner
 
-from diagnoser import UserInputError, modelfile
+from diagnoser import UserInputError, diagnose, modelfile
 from diagnoser.cli import command
 from tests.fixtures.build_broken_models import CASES
 
@@ -20,12 +23,33 @@ def test_unusable_file_is_a_coded_user_error(case, name):
 
 
 @pytest.mark.parametrize("name", FILE_CASES)
-def test_cli_prints_one_line_and_exits_2(case, name):
-    result = CliRunner().invoke(command, ["--model", str(case(name))])
-    assert result.exit_code == 2
-    lines = [ln for ln in result.output.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("diagnose: error:") and CASES[name][1] in lines[0]
+def test_unusable_file_is_diagnosed_in_the_report(case, name):
+    """Empty, truncated, an LFS pointer, a checkpoint, no IR version: the diagnosis the user came
+    for, in the same report (JSON included), exit 0; never a traceback."""
+    result = CliRunner().invoke(command, ["--model", str(case(name)), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    found = [f for f in data["findings"] if f["code"] == CASES[name][1]]
+    assert found and found[0]["severity"] == "error"
+    top = data["diagnoses"][0]["id"]
+    assert CASES[name][1] in kb_entry(top).findings.confirm
     assert "Traceback" not in result.output
+
+
+def kb_entry(eid: str):
+    from diagnoser.index import default_index
+
+    return next(ce.entry for ce in default_index().entries if ce.entry.id == eid)
+
+
+def test_no_ir_version_is_not_called_no_graph(case):
+    """onnxruntime says 'Missing model IR version' for a complete graph without ir_version."""
+    from tests.models import ort_error
+
+    path = case("no-ir-version")
+    assert "Missing model IR version" in ort_error(path)
+    report = diagnose(model=path, probes="static")
+    assert report.diagnoses[0].id == "OT0440" and "no ONNX graph" not in report.findings[0].message
 
 
 def test_a_valid_model_loads_without_reading_weights(good_model):

@@ -11,8 +11,8 @@ def sample_report() -> Report:
         summary="onnxruntime found the operator but no kernel for the dtypes that reach it.",
         summary_zh="onnxruntime 找到了算子，但没有对应数据类型的实现。",
         evidence=(
-            Evidence("signature", "error text matches \"Could not find an implementation for Add(14) node with name '/a/Add'\"", 0.75),
-            Evidence("finding", "node.no-kernel-bfloat16: onnxruntime 1.31.1 registers no CPU kernel for Add(14) with T=bfloat16", 1.0),
+            Evidence("signature", "error text matches \"Could not find an implementation for Add(14) node with name '/a/Add'\"", 0.75, "text"),
+            Evidence("finding", "node.no-kernel-bfloat16: onnxruntime 1.31.1 registers no CPU kernel for Add(14) with T=bfloat16", 1.0, "probe"),
         ),
         facts={"op": "Add", "opset": "14", "node": "/a/Add"},
         fix="Export BF16 models as FP32.", fix_zh="以 FP32 导出 BF16 模型。",
@@ -22,7 +22,7 @@ def sample_report() -> Report:
     d2 = Diagnosis(
         id="OT0002", title="Type Error: one node is fed two dtypes", title_zh="同一节点接收了两种数据类型",
         category="ort.type-mismatch-mixed", confidence=0.12, summary="Inputs bound to T differ.", summary_zh="T 的输入类型不同。",
-        evidence=(Evidence("finding", "node.no-kernel-bfloat16: refutes", -1.0),), facts={},
+        evidence=(Evidence("finding", "node.no-kernel-bfloat16: refutes", -1.0, "probe"),), facts={},
         fix="Cast to one dtype.", fix_zh="统一类型。", fixes=("Cast to one dtype.",), fixes_zh=("统一类型。",),
         distinguish=None, doc="https://docs.example/entries/OT0002/", doc_zh="https://docs.example/zh/entries/OT0002/", explain="kb show OT0002",
     )

@@ -33,8 +33,8 @@ def test_golden(name):
 
 def test_json_is_valid_and_versioned():
     data = json.loads(json_renderer.render(sample_report()))
-    assert list(data)[0] == "schema_version" and data["schema_version"] == "1.0"
-    assert data["diagnoses"][0]["evidence"][0] == {"kind": "signature", "detail": data["diagnoses"][0]["evidence"][0]["detail"], "effect": 0.75}
+    assert list(data)[0] == "schema_version" and data["schema_version"] == "1.1"
+    assert data["diagnoses"][0]["evidence"][0] == {"kind": "signature", "detail": data["diagnoses"][0]["evidence"][0]["detail"], "effect": 0.75, "source": "text"}
 
 
 def test_colour_only_when_asked():

@@ -1,0 +1,75 @@
+"""Triage: an ONNX-family error that no entry explains, sorted out instead of shrugged at.
+
+Which component raised it and at which stage (classify), what the text says about provider,
+binding, op, node, status, exporter or converter (extract), the entries nearest to it and what
+tells them apart, one or two next steps (steps), and with a model the named node's facts (model).
+Text that is not about ONNX gets no triage: "no known problem" is then the honest answer.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from diagnoser.report import Closest, Triage
+from diagnoser.text import _DECISIVE, core_view
+from diagnoser.triage.classify import COMPONENTS, ONNX_FAMILY, STAGES, component_of, stage_of
+from diagnoser.triage.extract import extract
+from diagnoser.triage.steps import next_steps
+
+__all__ = ["COMPONENTS", "STAGES", "triage"]
+
+_MAX_CLOSEST = 3
+_ERROR_LINES = 4
+
+
+def _error_lines(core: str) -> list[str]:
+    """The last lines that read like an error (a traceback's message is at its end)."""
+    lines = [ln for ln in core.split("\n") if ln.strip()]
+    picked = [ln for ln in lines if _DECISIVE.search(ln) and not ln.startswith(("File ", "at "))]
+    return (picked or lines)[-_ERROR_LINES:]
+
+
+def _closest(ranked: Sequence[Any], index: Any, core: str) -> tuple[Closest, ...]:
+    """Entries the matcher scored, else those whose examples share the most distinctive words."""
+    out: list[Closest] = []
+    for c in ranked[:_MAX_CLOSEST]:
+        e = c.compiled.entry
+        out.append(Closest(e.id, e.title, e.title_zh, round(c.confidence, 3), e.distinguish or e.title))
+    if out or index is None:
+        return tuple(out)
+    from diagnoser.similarity import best_by_entry
+
+    sims = sorted(best_by_entry(index.vectors, core[-2000:].lower()).items(), key=lambda kv: -kv[1])
+    for pos, sim in sims[:_MAX_CLOSEST]:
+        if sim < 0.3:
+            break
+        e = index.entries[pos].entry
+        out.append(Closest(e.id, e.title, e.title_zh, 0.0, e.distinguish or e.title))
+    return tuple(out)
+
+
+def triage(text: str, ranked: Sequence[Any] = (), index: Any = None, graph: Any = None) -> Triage | None:
+    """The triage of text (normalised, see diagnoser.text.prepare), or None when it is not about
+    ONNX. ranked: the matcher's candidates, most likely first; graph: a GraphInfo for --model."""
+    if not text.strip() or not ONNX_FAMILY.search(text):
+        return None
+    core = core_view(text)
+    lines = _error_lines(core)
+    error_lines = "\n".join(lines)
+    component = component_of(text, error_lines)
+    stage = stage_of(component, text, error_lines)
+    facts = extract(text, error_lines, component)
+    node: dict[str, str] = {}
+    if graph is not None and facts.get("node"):
+        from diagnoser.triage.model import lookup
+
+        try:
+            node = lookup(graph, facts["node"])
+        except Exception as exc:  # a model the probes could not read: say so, never fail the report
+            node = {"error": f"the node could not be looked up: {type(exc).__name__}"}
+    steps, steps_zh = next_steps(component, stage, facts, graph is not None)
+    error = lines[-1] if lines else ""
+    return Triage(
+        component=component, stage=stage, error=error if len(error) <= 300 else error[:297] + "...",
+        facts=facts, closest=_closest(ranked, index, core), next_steps=steps, next_steps_zh=steps_zh, node=node,
+    )
