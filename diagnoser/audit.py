@@ -82,7 +82,9 @@ def record(path: str | None, report: Any, seconds: float = 0.0) -> dict[str, Any
         ids = pages.get(f.code, ())
         findings.append({"code": f.code, "severity": f.severity, "message": f.message, "node": f.node,
                          "entries": list(ids), "doc": doc_url(ids[0]) if ids else None})
-    return {"record": RECORD_VERSION, "path": path, "status": "ok", "seconds": round(seconds, 3),
+    # file.* findings come from a file the loader refused: the probes could not look inside it
+    status = "unreadable" if any(f["code"].startswith("file.") for f in findings) else "ok"
+    return {"record": RECORD_VERSION, "path": path, "status": status, "seconds": round(seconds, 3),
             "diagnoses": [diag(d) for d in report.diagnoses], "candidates": [diag(c) for c in report.candidates],
             "findings": findings, "error": None}
 

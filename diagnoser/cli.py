@@ -139,12 +139,13 @@ def command(text, log, model, providers, env, ort_version, probes, shapes, as_js
         from kb.termtext import width
 
         out = renderer.render(report, color=sys.stdout.isatty() if color is None else color, lang=lang, width=width())
+    code = 0 if report.diagnosed or (report.environment_only and report.healthy) else 1
     if fmt in ("sarif", "github") or fail_on:
         from diagnoser.cli_audit import emit_single
 
-        emit_single(report, model, fmt or "text", fail_on, out)
+        emit_single(report, model, fmt or "text", fail_on, out, code)
     click.echo(out, nl=False)
-    sys.exit(0 if report.diagnosed or (report.environment_only and report.healthy) else 1)
+    sys.exit(code)
 
 
 def _subcommand(args: list[str]) -> click.Command:

@@ -41,15 +41,16 @@ def render_records(records: list[dict[str, Any]], fmt: str) -> str:
     return github.render(records)
 
 
-def emit_single(report: Any, model: str | None, fmt: str, fail_on: str | None, rendered: str | None) -> None:
-    """Print one report as SARIF/GitHub annotations (or as rendered), then exit by --fail-on."""
+def emit_single(report: Any, model: str | None, fmt: str, fail_on: str | None, rendered: str | None, code: int) -> None:
+    """Print one report as SARIF/GitHub annotations (or as rendered), then exit by --fail-on
+    (else with the CLI's usual code)."""
     from diagnoser import audit
 
     rec = audit.record(model, report)
     click.echo(render_records([rec], fmt) if fmt in ("sarif", "github") else rendered or "", nl=False)
     if fail_on:
         sys.exit(1 if audit.fails([rec], fail_on) else 0)
-    sys.exit(0 if report.diagnosed else 1)
+    sys.exit(code)
 
 
 class _Progress:
