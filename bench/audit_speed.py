@@ -31,10 +31,14 @@ from diagnoser.errors import UserInputError
 ok = bad = 0
 for p in find_models(sys.argv[1]):
     try:
-        diagnose(model=p, probes=sys.argv[2])
-        ok += 1
+        report = diagnose(model=p, probes=sys.argv[2])
     except UserInputError:
         bad += 1
+        continue
+    if any(f.code.startswith("file.") for f in report.findings):  # a file the loader refused
+        bad += 1
+    else:
+        ok += 1
 print(ok, bad)
 """
 
