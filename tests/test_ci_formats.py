@@ -2,6 +2,7 @@
 pre-commit hook as pre-commit would run it."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shlex
@@ -39,11 +40,20 @@ def validate(log: dict) -> None:
         jsonschema.validate(log, json.loads(Path(official).read_text(encoding="utf-8")))
 
 
-def test_sarif_of_a_folder(folder):
+@pytest.fixture(scope="module")
+def folder_sarif(folder) -> dict:
     proc = diagnose("audit", "models", "--probes", "static", "--format", "sarif", cwd=folder)
     assert proc.returncode == 0, proc.stderr
-    log = json.loads(proc.stdout)
-    validate(log)
+    return json.loads(proc.stdout)
+
+
+def test_sarif_of_a_folder_validates(folder_sarif):
+    validate(folder_sarif)
+
+
+def test_sarif_of_a_folder(folder, folder_sarif):
+    log = folder_sarif
+    assert log["version"] == "2.1.0" and len(log["runs"]) == 1
     run = log["runs"][0]
     rules = run["tool"]["driver"]["rules"]
     ids = [r["id"] for r in rules]
@@ -81,8 +91,9 @@ def test_sarif_of_one_model_and_fail_on(tmp_path):
     proc = diagnose("--model", "m.onnx", "--probes", "static", "--format", "sarif", "--fail-on", "error", cwd=tmp_path)
     assert proc.returncode == 1
     log = json.loads(proc.stdout)
-    validate(log)
     assert {r["ruleId"] for r in log["runs"][0]["results"]} >= {"OT0001", "kernel.cpu-missing"}
+    if importlib.util.find_spec("jsonschema"):
+        validate(log)
     onnx.save(binary("Add"), str(tmp_path / "ok.onnx"))
     for level in ("error", "warning"):
         ok = diagnose("--model", "ok.onnx", "--probes", "static", "--fail-on", level, cwd=tmp_path)
