@@ -7,6 +7,8 @@ from collections.abc import Iterable, Mapping
 from diagnoser import facts as facts_mod
 from diagnoser import provenance
 from diagnoser.index import Index, default_index
+from diagnoser import notes as note
+from diagnoser.notes import Note
 from diagnoser.links import doc_url
 from diagnoser.errors import UserInputError
 from diagnoser.matcher import Candidate, score
@@ -38,17 +40,16 @@ def _merged_facts(text: str, cands: list[Candidate]) -> dict[str, str]:
     return merged
 
 
-def _notes(diagnoses: list[Candidate], candidates: list[Candidate], has_model: bool) -> list[str]:
+def _notes(diagnoses: list[Candidate], candidates: list[Candidate], has_model: bool) -> list[Note]:
     notes = []
     top = diagnoses[0] if diagnoses else (candidates[0] if candidates else None)
     if top is None:
-        return ["no known problem matches this text with confidence"]
+        return [note.no_match()]
     rivals = [c for c in (*diagnoses, *candidates) if c is not top and c.line is not None and c.line == top.line]
     if rivals:
         names = ", ".join(r.id for r in rivals)
         tell = top.compiled.entry.distinguish or "the model's evidence"
-        hint = "" if has_model else " Run again with --model to let the probes decide."
-        notes.append(f"{top.id} and {names} explain the same error line. What tells them apart: {tell}.{hint}")
+        notes.append(note.same_line(top.id, names, tell, has_model))
     return notes
 
 
@@ -125,19 +126,21 @@ def diagnose(
     elif leading or any(f.code == "probe.failed" for f in failed):
         notes = lead
     else:
-        notes = lead + [f"the probes predict no known problem for this {'model' if model is not None else 'environment'}"]
+        notes = lead + [note.nothing_predicted("model" if model is not None else "environment")]
     if findings and prepared.text.strip():
         notes += _moved(first, ranked)
-    notes += [f.message for f in findings if f.code == "env.target-not-here"]
+    notes += [note.target_not_here(f.details.get("missing", []), f.details.get("available", []), f.message)
+              for f in findings if f.code == "env.target-not-here"]
     if weak:
-        notes.append("the session failed only when run on synthesized inputs: " + ", ".join(c.id for c in weak) + " are candidates, not diagnoses")
+        notes.append(note.synthesized(", ".join(c.id for c in weak)))
     triaged = None if sure else _triage(prepared.text, findings, ranked, idx, model)
     return Report(
         diagnoses=tuple(_to_diagnosis(c) for c in sure),
         candidates=tuple(_to_diagnosis(c) for c in maybe),
         findings=tuple(findings),
         facts=facts,
-        notes=tuple(notes),
+        notes=tuple(n.en for n in notes),
+        notes_zh=tuple(n.zh for n in notes),
         failures=leading,
         input={
             "text_chars": prepared.original_chars,
@@ -150,6 +153,8 @@ def diagnose(
             "env": bool(env),
             "probes": probes,
             "ort_version": ort_version,
+            "text_excerpt": _excerpt(prepared.text),
+            "versions": _versions(),
         },
         triage=triaged,
     )
@@ -183,7 +188,25 @@ def _load(model: str | os.PathLike[str] | None) -> tuple[object | None, list[Fin
         return None, [failures.file_finding(exc)]
 
 
-def _moved(before: list[Candidate], after: list[Candidate]) -> list[str]:
+def _excerpt(text: str, lines: int = 30, width: int = 300) -> str:
+    """The error text as a bug report wants it: its last lines (where the error is), each cut to
+    a readable length."""
+    kept = [ln if len(ln) <= width else ln[: width - 3] + "..." for ln in text.strip("\n").splitlines()]
+    return "\n".join(kept[-lines:])
+
+
+def _versions() -> dict[str, str]:
+    """Python and the packages a maintainer asks for, from the installed distributions' folder
+    names (no import of onnxruntime or torch)."""
+    import platform
+
+    from diagnoser.probes.environment import installed_versions
+
+    runtimes, others = installed_versions()
+    return {"python": platform.python_version(), **runtimes, **others}
+
+
+def _moved(before: list[Candidate], after: list[Candidate]) -> list[Note]:
     """Say which entries the model's evidence moved, and by which findings or whose words."""
     old = {c.id: c.confidence for c in before}
     notes = []
@@ -194,10 +217,10 @@ def _moved(before: list[Candidate], after: list[Candidate]) -> list[str]:
             voices = sorted({ev.source for ev in c.evidence if ev.effect > 0 and ev.source not in ("", "text", "probe")})
             said = ", ".join(provenance.says(v) for v in voices) or "the probes' error texts"
             why = f" ({', '.join(codes)})" if codes else f" ({said})"
-            notes.append(f"model evidence moved {c.id} from {was:.0%} to {c.confidence:.0%}{why}")
+            notes.append(note.moved(c.id, was, c.confidence, why))
     for cid, was in old.items():
         if was >= CANDIDATE_THRESHOLD and cid not in {c.id for c in after}:
-            notes.append(f"model evidence ruled out {cid} (was {was:.0%})")
+            notes.append(note.ruled_out(cid, was))
     return notes
 
 

@@ -149,10 +149,12 @@ def _shapes(g: Any) -> dict[str, list[str]]:
     return out
 
 
-def lead_notes(found: list[Failure]) -> list[str]:
+def lead_notes(found: list[Failure]) -> list["Note"]:
     """The note a broken probe of ours leaves: what it checks was not checked."""
     broken = [f for f in found if f.code == "probe.failed"]
     if not broken:
         return []
     names = ", ".join(sorted({b.error.split(":", 1)[0].removeprefix("probe ").removesuffix(" failed") for b in broken}))
-    return [f"the analysis is incomplete: probe(s) {names} failed (a bug in this tool; please report it), so what they check was not checked"]
+    from diagnoser.notes import incomplete
+
+    return [incomplete(names)]

@@ -13,6 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from diagnoser.index import CompiledEntry, CompiledSignature, Index, sort_tokens
+from diagnoser.notes import finding_zh
 from diagnoser.report import Evidence, Finding
 from diagnoser.similarity import best_by_entry
 from diagnoser.text import _DECISIVE, core_view, unwrapped_views
@@ -100,7 +101,8 @@ def _signature_hits(ce: CompiledEntry, t: _Text) -> tuple[float, dict[str, str],
             continue
         found = {k: v for k, v in m.groupdict().items() if v}
         quoted = m.group(0) if len(m.group(0)) <= 160 else m.group(0)[:157] + "..."
-        evidence.append(Evidence("signature", f'error text matches "{quoted}"' + (f" ({sig.note})" if sig.note else ""), sig.weight))
+        evidence.append(Evidence("signature", f'error text matches "{quoted}"' + (f" ({sig.note})" if sig.note else ""), sig.weight,
+                                 detail_zh=f'错误文本含有 "{quoted}"'))
         for k, v in found.items():
             facts.setdefault(k, v)
         if sig.weight > best:
@@ -183,28 +185,34 @@ def score(
             prior = 0.6 * max(0.0, (sim - 0.6) / 0.4) ** 2
             logit = _logit(prior) if prior > 0 else -9.0
         if sim >= 0.6:
-            cand.evidence.append(Evidence("example", f"text resembles a known example ({sim:.0%} similar)", round(sim, 2)))
+            cand.evidence.append(Evidence("example", f"text resembles a known example ({sim:.0%} similar)", round(sim, 2),
+                                          detail_zh=f"与一条已知示例相似（{sim:.0%}）"))
         if text and sig > 0:  # context moves entries a signature supports; it never makes one alone
             for pattern, weight in ce.context:
-                if re.search(pattern, text, re.I):  # re's own cache compiles each pattern once
+                hit = re.search(pattern, text, re.I)  # re's own cache compiles each pattern once
+                if hit:
                     logit += 2.0 * weight
-                    cand.evidence.append(Evidence("context", f"context /{pattern}/ present", weight))
+                    said = " ".join(hit.group(0).split())[:60]
+                    cand.evidence.append(Evidence("context", f'the text mentions "{said}"', weight, detail_zh=f'文本提到 "{said}"'))
         for pset in e.provider_sets:
             if set(pset) <= given:
                 logit = max(logit, _logit(0.85)) + (2.0 if sig > 0 else 0.0)
-                cand.evidence.append(Evidence("providers", f"providers {', '.join(pset)} requested together", 1.0))
+                cand.evidence.append(Evidence("providers", f"providers {', '.join(pset)} requested together", 1.0,
+                                              detail_zh=f"同时请求了执行提供器 {', '.join(pset)}"))
                 break
         if e.providers and not given and line is not None:
             named = _providers_on_line(text, line)
             if named and not named & set(e.providers):
                 logit -= 2.5
-                cand.evidence.append(Evidence("providers", f"the error names {', '.join(sorted(named))}, not {', '.join(e.providers)}", -1.0))
+                cand.evidence.append(Evidence("providers", f"the error names {', '.join(sorted(named))}, not {', '.join(e.providers)}", -1.0,
+                                              detail_zh=f"错误提到的是 {', '.join(sorted(named))}，而不是 {', '.join(e.providers)}"))
         if e.providers and given:
             if given & set(e.providers):
                 logit += 0.5
             elif given <= {"CPUExecutionProvider"} or not given & set(e.providers):
                 logit -= 1.0
-                cand.evidence.append(Evidence("providers", f"none of {', '.join(e.providers)} was requested", -1.0))
+                cand.evidence.append(Evidence("providers", f"none of {', '.join(e.providers)} was requested", -1.0,
+                                              detail_zh=f"没有请求 {', '.join(e.providers)} 中的任何一个"))
         confirms = [found_codes[c] for c in e.findings.confirm if c in found_codes]
         refutes = [found_codes[c] for c in e.findings.refute if c in found_codes]
         if confirms and logit < -2.0:
@@ -216,10 +224,10 @@ def score(
                 logit = _logit(0.8 if severe else 0.35) - 2.0
         for i, f in enumerate(confirms):
             logit += 2.0 if i == 0 else 0.7
-            cand.evidence.append(Evidence("finding", f"{f.code}: {f.message}", 1.0))
+            cand.evidence.append(Evidence("finding", f"{f.code}: {f.message}", 1.0, detail_zh=finding_zh(f.code, f.message)))
         for f in refutes:
             logit -= 3.0
-            cand.evidence.append(Evidence("finding", f"{f.code}: {f.message}", -1.0))
+            cand.evidence.append(Evidence("finding", f"{f.code}: {f.message}", -1.0, detail_zh=finding_zh(f.code, f.message)))
         cand.probability = _sigmoid(logit)
         if cand.probability >= 0.02:
             out.append(cand)

@@ -12,6 +12,8 @@ import dataclasses
 import re
 from typing import Any
 
+from diagnoser import notes
+from diagnoser.notes import Note
 from diagnoser.report import Finding
 
 # finding code -> the source of its error_text (session.run-failed is not here: a failure on
@@ -24,6 +26,8 @@ SOURCES = {
 _SAYS = {"text": "your text", "session": "onnxruntime's own error", "checker": "onnx.checker's message",
          "shape-inference": "onnx shape inference's message", "environment": "the environment probe's error",
          "file": "the file check"}
+_SAYS_ZH = {"text": "你的文本", "session": "onnxruntime 自身的报错", "checker": "onnx.checker 的报错",
+            "shape-inference": "onnx 形状推断的报错", "environment": "环境探针的报错", "file": "文件检查"}
 _STATIC_VOICES = frozenset({"checker", "shape-inference"})
 _RUNTIME_SPOKE = frozenset({"session.create-failed", "session.run-failed", "session.ok", "session.fixed-size"})
 # checker complaints onnxruntime is known to tolerate: it sorts the graph itself, and it infers
@@ -80,7 +84,8 @@ def label(cands: list[Any], sources: list[tuple[str, str]]) -> None:
                 m = _QUOTE.match(ev.detail)
                 src = (_source_of(m.group("q"), sources) if m else None) or best or "text"
                 detail = f'{_SAYS[src]} matches "{m.group("q")}"{m.group("rest")}' if m and mixed else ev.detail
-                ev = dataclasses.replace(ev, detail=detail, source=src)
+                detail_zh = f'{_SAYS_ZH[src]}含有 "{m.group("q")}"' if m and mixed else ev.detail_zh
+                ev = dataclasses.replace(ev, detail=detail, detail_zh=detail_zh, source=src)
             elif ev.kind in ("example", "context"):
                 ev = dataclasses.replace(ev, source=best or "text")
             elif ev.kind == "finding":
@@ -107,7 +112,7 @@ def _tolerated(c: Any) -> bool:
     return any(ev.kind == "signature" and any(t in ev.detail for t in _TOLERATED) for ev in c.evidence if ev.effect > 0)
 
 
-def runtime_decides(ranked: list[Any], findings: list[Finding], threshold: float) -> list[str]:
+def runtime_decides(ranked: list[Any], findings: list[Finding], threshold: float) -> list[Note]:
     """When onnxruntime has spoken, entries supported only by the checker or shape inference drop
     below the diagnosis line; without a session, so do the checker complaints the runtime is
     known to tolerate (node order, missing shapes). Say so in a note."""
@@ -122,11 +127,5 @@ def runtime_decides(ranked: list[Any], findings: list[Finding], threshold: float
         return []
     ranked.sort(key=lambda c: (-c.confidence, c.id))
     failed = next((f for f in findings if f.code in ("session.create-failed", "session.run-failed", "session.fixed-size")), None)
-    if not spoke:
-        verdict = "onnxruntime tolerates this complaint (it sorts the graph and infers missing shapes itself)"
-    elif failed:
-        verdict = "onnxruntime fails for its own reason (see the session's finding)"
-    else:
-        verdict = "onnxruntime loads and runs the model anyway"
-    ids = ", ".join(c.id for c in demoted)
-    return [f"{ids}: only onnx.checker or shape inference complain, and {verdict}: a note, not the diagnosis"]
+    verdict = "tolerated" if not spoke else "fails" if failed else "runs"
+    return [notes.checker_only(", ".join(c.id for c in demoted), verdict)]

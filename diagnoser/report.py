@@ -30,6 +30,7 @@ class Evidence:
     # whose words or facts: "text" (the user's paste), "session", "checker", "shape-inference",
     # "environment", "probe" (a probe's finding); "" when not labelled
     source: str = ""
+    detail_zh: str = ""  # the same reason in Chinese ("" when only the English exists)
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ class Report:
     notes: tuple[str, ...]
     input: dict[str, Any]
     failures: tuple[Failure, ...] = ()  # what failed unexplained, most decisive first
+    notes_zh: tuple[str, ...] = ()  # the notes in Chinese, one for one (schema 1.1)
     schema_version: str = SCHEMA_VERSION
 
     @property

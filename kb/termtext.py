@@ -100,7 +100,7 @@ def tidy_zh(text: str) -> str:
 _LIST = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+")
 
 
-def fit_markdown(text: str, width: int) -> str:
+def fit_markdown(text: str, width: int, fold_code: bool = True) -> str:
     """Markdown prose re-wrapped to width for the terminal: paragraphs and list items wrapped
     (list items hang under their text), fenced code kept line by line and folded only where a
     line is wider than the terminal, its continuations marked with '↪'."""
@@ -121,7 +121,7 @@ def fit_markdown(text: str, width: int) -> str:
             fenced = not fenced
             out.append(line)
         elif fenced or line.lstrip().startswith("|"):
-            out.extend(_fold(line, width))
+            out.extend(_fold(line, width) if fold_code else [line])
         elif not line.strip() or line.startswith("#"):
             flush()
             out.append(line)

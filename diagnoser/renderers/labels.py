@@ -14,7 +14,7 @@ LABELS: dict[str, dict[str, str]] = {
         "report": "ONNX troubleshooting report", "none_md": "No known problem matches with confidence.",
         "evidence": "Evidence", "read_more": "Read more", "notes": "Notes", "input": "Input",
         "error_text": "Error text", "versions": "Versions", "model": "Model",
-        "signature": "error text", "example": "similar example", "context": "context", "providers": "providers",
+        "signature": "known message", "example": "similar example", "context": "context", "providers": "providers",
         "finding": "probe finding", "error": "error", "warning": "warning", "info": "info",
     },
     "zh": {
@@ -28,7 +28,7 @@ LABELS: dict[str, dict[str, str]] = {
         "report": "ONNX 问题排查报告", "none_md": "没有已知问题能可靠地匹配。",
         "evidence": "依据", "read_more": "延伸阅读", "notes": "说明", "input": "输入",
         "error_text": "错误文本", "versions": "版本", "model": "模型",
-        "signature": "错误文本", "example": "相似示例", "context": "上下文", "providers": "执行提供器",
+        "signature": "已知报错", "example": "相似示例", "context": "上下文", "providers": "执行提供器",
         "finding": "探针发现", "error": "错误", "warning": "警告", "info": "信息",
     },
 }

@@ -63,7 +63,7 @@ def _diagnosis(d: Diagnosis, n: int, paint: _Paint, lang: str, width: int) -> li
     if d.facts:
         out += wrap(f"{t['facts']}: " + ", ".join(f"{k}={v}" for k, v in d.facts.items()), width, "   ", "     ")
     out.append("   " + paint(f"{t['why']}:", "dim"))
-    for ev in _unique((ev.kind, ev.detail, ev.effect > 0) for ev in d.evidence):
+    for ev in _unique((ev.kind, (ev.detail_zh or ev.detail) if lang == "zh" else ev.detail, ev.effect > 0) for ev in d.evidence):
         kind, detail, positive = ev
         mark = paint("+", "green") if positive else paint("-", "red")
         out += wrap(f"{t.get(kind, kind)}: {detail}", width, f"     {mark} ", "       ")
@@ -103,12 +103,19 @@ def render(report: Report, color: bool = False, lang: str = "en", width: int = 8
         lines.append(paint(t["findings"], "bold"))
         for f in rest:
             sev = {"error": "red", "warning": "yellow"}.get(f.severity, "dim")
-            body = wrap(f"{f.code} ({t.get(f.severity, f.severity)}): {f.message}", width, "  * ", "    ")
+            if lang == "zh":
+                from diagnoser.notes import finding_zh
+
+                body = wrap(f"{f.code}（{t.get(f.severity, f.severity)}）：{finding_zh(f.code, f.message).split('：', 1)[-1]}", width, "  * ", "    ")
+                body += wrap(f"原文：{f.message}", width, "    ", "    ")
+            else:
+                body = wrap(f"{f.code} ({t.get(f.severity, f.severity)}): {f.message}", width, "  * ", "    ")
             lines += ["  " + paint("*", sev) + body[0][3:]] + body[1:]
         lines.append("")
     if report.triage is not None:
         lines += _triage(report.triage, paint, lang, width)
-    for note in report.notes:
+    notes = report.notes_zh if lang == "zh" and len(report.notes_zh) == len(report.notes) else report.notes
+    for note in notes:
         prefix = f"{t['note']}: "
         body = wrap(prefix + note, width, "", " " * cells(prefix))
         lines += [paint(prefix, "dim") + body[0][len(prefix):]] + body[1:]

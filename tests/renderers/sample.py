@@ -11,8 +11,10 @@ def sample_report() -> Report:
         summary="onnxruntime found the operator but no kernel for the dtypes that reach it.",
         summary_zh="onnxruntime 找到了算子，但没有对应数据类型的实现。",
         evidence=(
-            Evidence("signature", "error text matches \"Could not find an implementation for Add(14) node with name '/a/Add'\"", 0.75, "text"),
-            Evidence("finding", "node.no-kernel-bfloat16: onnxruntime 1.31.1 registers no CPU kernel for Add(14) with T=bfloat16", 1.0, "probe"),
+            Evidence("signature", "error text matches \"Could not find an implementation for Add(14) node with name '/a/Add'\"", 0.75, "text",
+                     detail_zh="错误文本含有 \"Could not find an implementation for Add(14) node with name '/a/Add'\""),
+            Evidence("finding", "node.no-kernel-bfloat16: onnxruntime 1.31.1 registers no CPU kernel for Add(14) with T=bfloat16", 1.0, "probe",
+                     detail_zh="node.no-kernel-bfloat16：该节点的 bfloat16 输入没有 CPU 实现"),
         ),
         facts={"op": "Add", "opset": "14", "node": "/a/Add"},
         fix="Export BF16 models as FP32.", fix_zh="以 FP32 导出 BF16 模型。",
@@ -30,5 +32,6 @@ def sample_report() -> Report:
     return Report(
         diagnoses=(d1,), candidates=(d2,), findings=(finding,), facts={"op": "Add", "node": "/a/Add"},
         notes=("OT0001 and OT0002 explain the same error line.",),
+        notes_zh=("OT0001 与 OT0002 解释的是同一行错误。",),
         input={"text_chars": 90, "text_truncated": False, "text_binary": False, "model": "m.onnx", "providers": [], "entries": 2},
     )

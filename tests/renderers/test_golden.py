@@ -34,7 +34,7 @@ def test_golden(name):
 def test_json_is_valid_and_versioned():
     data = json.loads(json_renderer.render(sample_report()))
     assert list(data)[0] == "schema_version" and data["schema_version"] == "1.1"
-    assert data["diagnoses"][0]["evidence"][0] == {"kind": "signature", "detail": data["diagnoses"][0]["evidence"][0]["detail"], "effect": 0.75, "source": "text"}
+    assert data["diagnoses"][0]["evidence"][0] == {"kind": "signature", "detail": data["diagnoses"][0]["evidence"][0]["detail"], "effect": 0.75, "source": "text", "detail_zh": data["diagnoses"][0]["evidence"][0]["detail_zh"]}
 
 
 def test_colour_only_when_asked():
