@@ -142,3 +142,16 @@ def test_pytest_plugin_loaded_is_inert_until_asked(bf16, monkeypatch):
     assert python(*env_run, "--onnx-diagnose", cwd=bf16).stdout.count("- diagnoser -") == 1
     (bf16 / "pytest.ini").write_text("[pytest]\nonnx_diagnose = true\n", encoding="utf-8")
     assert python(*env_run, cwd=bf16).stdout.count("- diagnoser -") == 1
+
+
+def test_torch_onnx_export_error_is_diagnosed(tmp_path):
+    """A real torch.onnx exporter failure (no symbolic for aten::fft_fft) under python -m diagnoser.run."""
+    pytest.importorskip("torch")
+    (tmp_path / "export.py").write_text(
+        "import torch\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return torch.fft.fft(x).real\n\n"
+        "torch.onnx.export(M(), (torch.randn(4),), 'fft.onnx', dynamo=False, opset_version=17)\n", encoding="utf-8")
+    proc = python("-m", "diagnoser.run", "export.py", cwd=tmp_path)
+    assert proc.returncode == 1
+    err = proc.stderr
+    assert "torch.onnx.errors.UnsupportedOperatorError: Exporting the operator 'aten::fft_fft'" in err
+    assert err.index("UnsupportedOperatorError") < err.index("OT0101")
