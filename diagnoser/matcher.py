@@ -195,7 +195,7 @@ def score(
                 cand.evidence.append(Evidence("providers", f"providers {', '.join(pset)} requested together", 1.0))
                 break
         if e.providers and not given and line is not None:
-            named = _providers_on_line(text, line)
+            named = _providers_on_line(text, line) - {"CPUExecutionProvider"}  # CPU is named by every fallback
             if named and not named & set(e.providers):
                 logit -= 2.5
                 cand.evidence.append(Evidence("providers", f"the error names {', '.join(sorted(named))}, not {', '.join(e.providers)}", -1.0))
