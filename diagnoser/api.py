@@ -169,10 +169,7 @@ def _triage(text: str, findings: list[Finding], ranked: list[Candidate], idx: In
     from diagnoser.triage import triage
 
     if not text.strip():
-        # the runtime's own words from a probe: a failure first, else a run on synthesized inputs
-        said = sorted((f for f in findings if f.severity in ("error", "warning") and f.details.get("error_text")),
-                      key=lambda f: f.severity != "error")
-        texts = [f.details["error_text"] for f in said]
+        texts = [f.details["error_text"] for f in findings if f.severity == "error" and f.details.get("error_text")]
         text = prepare(texts[0]).text if texts else ""
     if not text.strip():
         return None
