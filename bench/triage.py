@@ -2,7 +2,8 @@
 
 Each entry states the stage its problem happens at (export, convert, quantize, load, run,
 install); triage never sees the entry, only the text. Printed: stage agreement overall and per
-stage, the component counts, and with --verbose every disagreement. (Component labels are the
+stage, the component counts, what the blind set's texts with no entry and out-of-scope texts get
+(diagnosis, triage, nothing), and with --verbose every disagreement. (Component labels are the
 blind sets' job: entries carry categories, not components.)
 
 Run: .venv/bin/python bench/triage.py [--verbose]
@@ -17,6 +18,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import yaml  # noqa: E402
+
+from diagnoser import diagnose  # noqa: E402
 from diagnoser.text import prepare  # noqa: E402
 from diagnoser.triage import triage  # noqa: E402
 from kb import load  # noqa: E402
@@ -43,6 +47,13 @@ def main() -> int:
         sel = [r for r in rows if r[1] == stage]
         print(f"  {stage:9s} {sum(1 for r in sel if r[2] == stage):4d}/{len(sel):<4d}")
     print("components named: " + ", ".join(f"{k} {v}" for k, v in Counter(r[3] for r in rows).most_common()))
+    blind = yaml.safe_load((ROOT / "bench/data/blind.yaml").read_text(encoding="utf-8"))
+    for label, items in (("blind texts no entry covers", [it for it in blind if it["expected"] == "missing"]),
+                         ("blind out-of-scope texts", [it for it in blind if it["expected"] is None])):
+        reports = [diagnose(text=it["text"]) for it in items]
+        tri = [r.triage for r in reports if r.triage is not None]
+        print(f"{label}: {len(items)}; diagnosed {sum(1 for r in reports if r.diagnoses)}, triaged {len(tri)}"
+              + (": " + ", ".join(f"{c}/{st} {n}" for (c, st), n in Counter((t.component, t.stage) for t in tri).most_common()) if tri else ""))
     if args.verbose:
         for eid, want, got, comp, text in rows:
             if want != got:

@@ -10,9 +10,35 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["SCHEMA_VERSION", "Diagnosis", "Evidence", "Finding", "Report", "UserInputError", "diagnose", "fix"]
+__all__ = ["SCHEMA_VERSION", "Diagnosis", "Evidence", "Finding", "Report", "UserInputError", "diagnose", "fix", "install", "uninstall"]
 _WHERE = {"diagnose": "diagnoser.api", "fix": "diagnoser.api", "UserInputError": "diagnoser.errors", "SCHEMA_VERSION": "diagnoser.report",
           "Diagnosis": "diagnoser.report", "Evidence": "diagnoser.report", "Finding": "diagnoser.report", "Report": "diagnoser.report"}
+
+
+def install() -> None:
+    """Print a diagnosis under the traceback of uncaught onnxruntime/onnx/torch.onnx errors."""
+    from diagnoser.hook import install as _install
+
+    _install()
+
+
+def uninstall() -> None:
+    from diagnoser.hook import uninstall as _uninstall
+
+    _uninstall()
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """`%load_ext diagnoser`: diagnose ONNX-family exceptions under their traceback in notebooks."""
+    from diagnoser.notebook import load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    from diagnoser.notebook import unload
+
+    unload(ipython)
 
 
 def __getattr__(name: str) -> Any:

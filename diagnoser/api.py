@@ -86,7 +86,7 @@ def diagnose(
     provenance.label(first, provenance.texts(prepared.text, []))
     facts = _merged_facts(prepared.text, first)
     findings: list[Finding] = []
-    ranked, weak, lead, failed = first, [], [], []
+    ranked, weak, lead, failed, graph = first, [], [], [], None
     if model is not None or env:
         from diagnoser import failures
         from diagnoser.probes import ProbeContext, environment, registered, run_all, static
@@ -105,7 +105,8 @@ def diagnose(
         if prepared.text.strip():
             _cap_model_only(ranked)
         lead += provenance.runtime_decides(ranked, findings, DIAGNOSIS_THRESHOLD)
-        failed = failures.failures(findings, ctx.graph if loaded is not None else None)
+        graph = ctx.graph if loaded is not None else None
+        failed = failures.failures(findings, graph)
         weak_text = [f.details["error_text"] for f in findings if f.code == "session.run-failed" and f.details.get("error_text")]
         if weak_text:
             seen = {c.id for c in ranked}
@@ -133,7 +134,7 @@ def diagnose(
               for f in findings if f.code == "env.target-not-here"]
     if weak:
         notes.append(note.synthesized(", ".join(c.id for c in weak)))
-    triaged = None if sure else _triage(prepared.text, findings, ranked, idx, model)
+    triaged = None if sure else _triage(prepared.text, findings, ranked, idx, graph, leading[0].code if leading else None)
     return Report(
         diagnoses=tuple(_to_diagnosis(c) for c in sure),
         candidates=tuple(_to_diagnosis(c) for c in maybe),
@@ -224,25 +225,18 @@ def _moved(before: list[Candidate], after: list[Candidate]) -> list[Note]:
     return notes
 
 
-def _triage(text: str, findings: list[Finding], ranked: list[Candidate], idx: Index, model: object) -> object:
-    """A triage of the pasted text (else of the error a probe met) when no diagnosis stands; with
-    a model, the named node is looked up in it."""
+def _triage(text: str, findings: list[Finding], ranked: list[Candidate], idx: Index, graph: object, lead: str | None = None) -> object:
+    """A triage of the pasted text (else of the error a probe met: the failure that leads the
+    report, the runtime's words before the checker's) when no diagnosis stands; with a model,
+    the named node is looked up in the graph the probes already read."""
     from diagnoser.triage import triage
 
     if not text.strip():
-        texts = [f.details["error_text"] for f in findings if f.severity == "error" and f.details.get("error_text")]
+        texts = [f.details["error_text"] for f in findings if f.code == lead and f.details.get("error_text")]
+        texts += [f.details["error_text"] for f in findings if f.severity == "error" and f.details.get("error_text")]
         text = prepare(texts[0]).text if texts else ""
     if not text.strip():
         return None
-    graph = None
-    if model is not None:
-        from diagnoser import modelfile
-        from diagnoser.graphinfo import GraphInfo
-
-        try:
-            graph = GraphInfo(modelfile.load(model).proto)  # type: ignore[arg-type]
-        except Exception:  # a file that is no model: the findings say so, the triage goes without it
-            graph = None
     return triage(text, ranked, idx, graph)
 
 

@@ -92,8 +92,25 @@ def _parse_shapes(specs: tuple[str, ...]) -> dict[str, list[int]]:
 @click.option("-o", "--output", "output", metavar="FIXED.onnx", help="Where --fix writes (default: M.fixed.onnx beside the model).")
 @click.option("--unsafe-fixes", "unsafe", is_flag=True, help="With --fix, also apply remedies graded 'review'.")
 @click.option("--color/--no-color", default=None, help="Colour the terminal report (default: when stdout is a terminal).")
-def command(text, log, model, providers, env, ort_version, probes, shapes, as_json, as_markdown, lang, do_fix, output, unsafe, color) -> None:
-    """Diagnose an ONNX / ONNX Runtime error: TEXT is the error ('-' reads stdin)."""
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "sarif", "github"]), default=None,
+              help="Output format: sarif (SARIF 2.1.0 for code scanning) and github (workflow annotations) are for CI.")
+@click.option("--fail-on", "fail_on", type=click.Choice(["error", "warning"]), help="For CI: exit 1 when a finding of this severity or worse exists, else 0.")
+def command(text, log, model, providers, env, ort_version, probes, shapes, as_json, as_markdown, lang, do_fix, output, unsafe, color, fmt, fail_on) -> None:
+    """Diagnose an ONNX / ONNX Runtime error: TEXT is the error ('-' reads stdin).
+
+    Also: `diagnose run -- CMD ARGS...` runs a command and diagnoses its output when it fails;
+    `diagnose audit DIR` (or --model DIR/) audits every model in a folder.
+    """
+    as_json, as_markdown = as_json or fmt == "json", as_markdown or fmt == "markdown"
+    if model is not None and Path(model).is_dir():
+        if do_fix:
+            _fail(f"--fix repairs one model file, not a folder: {model}")
+        if text is not None or log is not None:
+            _fail(f"model path is a directory: {model}; with the error text give one model file (a folder alone is audited model by model)")
+        from diagnoser.cli_audit import audit_paths
+
+        audit_paths([model], jsonl=as_json, probes=probes, providers=[p.strip() for p in (providers or "").split(",") if p.strip()],
+                    fmt=fmt if fmt in ("sarif", "github") else "text", fail_on=fail_on)
     if as_json and as_markdown:
         _fail("choose one of --json and --markdown")
     body, binary = _read_text(text, log)
@@ -119,7 +136,9 @@ def command(text, log, model, providers, env, ort_version, probes, shapes, as_js
                               ort_version=ort_version, probes=probes, shapes=parsed)
     except UserInputError as exc:
         _fail(str(exc) + _see_also(exc.code))
-    if as_json:
+    if fmt in ("sarif", "github"):
+        out = ""
+    elif as_json:
         from diagnoser.renderers import json as renderer
 
         out = renderer.render(report)
@@ -133,13 +152,36 @@ def command(text, log, model, providers, env, ort_version, probes, shapes, as_js
         from kb.termtext import width
 
         out = renderer.render(report, color=sys.stdout.isatty() if color is None else color, lang=lang, width=width())
+    code = 0 if report.diagnosed or (report.environment_only and report.healthy) else 1
+    if fmt in ("sarif", "github") or fail_on:
+        from diagnoser.cli_audit import emit_single
+
+        emit_single(report, model, fmt or "text", fail_on, out, code)
     click.echo(out, nl=False)
-    sys.exit(0 if report.diagnosed or (report.environment_only and report.healthy) else 1)
+    sys.exit(code)
+
+
+def _subcommand(args: list[str]) -> click.Command:
+    """`diagnose run ...` and `diagnose audit ...` beside `diagnose [TEXT]`: the first word picks."""
+    if args and args[0] == "run":
+        from diagnoser.cli_run import command as run_command
+
+        return run_command
+    if args and args[0] == "audit":
+        from diagnoser.cli_audit import command as audit_command
+
+        return audit_command
+    return command
 
 
 def main(argv: list[str] | None = None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    chosen = _subcommand(args)
     try:
-        command.main(args=argv, prog_name="diagnose", standalone_mode=True)
+        if chosen is command:
+            command.main(args=args, prog_name="diagnose", standalone_mode=True)
+        else:
+            chosen.main(args=args[1:], prog_name=f"diagnose {args[0]}", standalone_mode=True)
     except KeyboardInterrupt:
         sys.exit(130)
     except SystemExit:

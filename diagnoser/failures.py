@@ -38,7 +38,13 @@ def file_finding(exc: UserInputError) -> Finding:
     return Finding(str(exc.code), "error", message, "file", details={"error_text": message})
 
 
+# predictions for another machine or target, and facts about this machine, are not the model failing
+_ELSEWHERE = frozenset({"environment", "providers", "dml_npu"})
+
+
 def is_failure(f: Finding) -> bool:
+    if f.probe in _ELSEWHERE or f.code.startswith("env."):
+        return False
     return f.severity == "error" or f.code in _STAGES
 
 
@@ -49,7 +55,7 @@ def failures(findings: list[Finding] | tuple[Finding, ...], graph: Any = None) -
         if not is_failure(f):
             continue
         text = str(f.details.get("error_text") or f.message)
-        out.append(Failure(f.code, _STAGES.get(f.code, f.probe), _first_line(text), node_facts(text, f.node, graph)))
+        out.append(Failure(f.code, _STAGES.get(f.code, f.probe), core_line(text), node_facts(text, f.node, graph)))
     order = list(_STAGES)
     out.sort(key=lambda x: order.index(x.code) if x.code in order else len(order))
     return out
@@ -77,7 +83,7 @@ def unexplained(found: list[Failure], cands: list[Any], findings: list[Finding])
     return out
 
 
-def _first_line(text: str) -> str:
+def core_line(text: str) -> str:
     """The words that say what went wrong: after the last onnxruntime status prefix, without
     source paths and C++ signatures, on one line."""
     core = _STATUS.split(" ".join(text.split()))[-1]

@@ -201,7 +201,7 @@ def score(
                                               detail_zh=f"同时请求了执行提供器 {', '.join(pset)}"))
                 break
         if e.providers and not given and line is not None:
-            named = _providers_on_line(text, line)
+            named = _providers_on_line(text, line) - {"CPUExecutionProvider"}  # CPU is named by every fallback
             if named and not named & set(e.providers):
                 logit -= 2.5
                 cand.evidence.append(Evidence("providers", f"the error names {', '.join(sorted(named))}, not {', '.join(e.providers)}", -1.0,

@@ -36,6 +36,9 @@ def tokens(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+MIN_IDF = 0.7  # ln((n+1)/(df+0.5)) < 0.7: the word is in about half the entries or more
+
+
 @dataclass(frozen=True)
 class Vectors:
     """Each example as {word: idf}, with its norm, and the idf of every word the entries use."""
@@ -44,6 +47,8 @@ class Vectors:
     norms: tuple[float, ...]  # per example
     owners: tuple[int, ...]  # per example: the entry's position
     postings: dict[str, tuple[int, ...]]  # word -> the examples that use it
+    words: tuple[frozenset[str], ...]  # per example: its words that count
+    by_owner: dict[int, tuple[int, ...]]  # entry position -> its examples
 
 
 def build(examples: Sequence[str], owners: Sequence[int]) -> Vectors:
@@ -57,15 +62,22 @@ def build(examples: Sequence[str], owners: Sequence[int]) -> Vectors:
     for words in by_entry.values():
         for w in words:
             df[w] = df.get(w, 0) + 1
-    idf = {w: math.log((n + 1) / (d + 0.5)) for w, d in df.items()}
+    # A word in most entries says nothing about which one (and its long postings list would
+    # cost more than all the rare words together): below MIN_IDF it is not a word here.
+    idf = {w: v for w, d in df.items() if (v := math.log((n + 1) / (d + 0.5))) >= MIN_IDF}
     postings: dict[str, list[int]] = {}
-    norms = []
-    for pos, t in enumerate(toks):
-        for w in t:
+    by_owner: dict[int, list[int]] = {}
+    norms, words = [], []
+    for pos, (t, owner) in enumerate(zip(toks, owners)):
+        kept = frozenset(w for w in t if w in idf)
+        for w in kept:
             postings.setdefault(w, []).append(pos)
-        norms.append(math.sqrt(sum(idf[w] ** 2 for w in t)) or 1.0)
+        by_owner.setdefault(owner, []).append(pos)
+        words.append(kept)
+        norms.append(math.sqrt(sum(idf[w] ** 2 for w in kept)) or 1.0)
     return Vectors(idf=idf, norms=tuple(norms), owners=tuple(owners),
-                   postings={w: tuple(p) for w, p in postings.items()})
+                   postings={w: tuple(p) for w, p in postings.items()}, words=tuple(words),
+                   by_owner={o: tuple(p) for o, p in by_owner.items()})
 
 
 def best_by_entry(vectors: Vectors, text: str, only: set[int] | None = None) -> dict[int, float]:
@@ -75,15 +87,20 @@ def best_by_entry(vectors: Vectors, text: str, only: set[int] | None = None) -> 
         return {}
     qn = math.sqrt(sum(x * x for x in q.values()))
     dots: dict[int, float] = {}
-    for w, x in q.items():  # only the examples sharing a word are touched
-        for pos in vectors.postings[w]:
-            dots[pos] = dots.get(pos, 0.0) + x * x
+    if only is not None:  # a few entries' examples: intersect their words with the text's
+        for owner in only:
+            for pos in vectors.by_owner.get(owner, ()):
+                dot = sum(q[w] * q[w] for w in vectors.words[pos] & q.keys())
+                if dot:
+                    dots[pos] = dot
+    else:  # every entry: only the examples sharing a word are touched
+        for w, x in q.items():
+            for pos in vectors.postings[w]:
+                dots[pos] = dots.get(pos, 0.0) + x * x
     best: dict[int, float] = {}
     owners, norms = vectors.owners, vectors.norms
     for pos, dot in dots.items():
         owner = owners[pos]
-        if only is not None and owner not in only:
-            continue
         cos = dot / (qn * norms[pos])
         if cos > best.get(owner, 0.0):
             best[owner] = cos

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from diagnoser.text import MAX_CHARS, decode, normalise, prepare, unwrapped_views
+from diagnoser.text import MAX_CHARS, core_line, core_view, decode, normalise, prepare, unwrapped_views
 
 MSG = "Could not find an implementation for Add(14) node with name '/a/Add'"
 
@@ -89,3 +89,37 @@ def test_escaped_windows_path_is_unescaped_not_split():
 def test_docker_compose_prefixes_and_rich_boxes_are_removed():
     text = normalise("immich_ml  | RuntimeException: [ONNXRuntimeError] : 6 :\nimmich_ml  | │ RUNTIME_EXCEPTION : x │")
     assert text == "RuntimeException: [ONNXRuntimeError] : 6 :\nRUNTIME_EXCEPTION : x"
+
+
+CORE = "Unexpected input data type. Actual: (tensor(double)) , expected: (tensor(float))"
+
+
+@pytest.mark.parametrize("wrapped", [
+    f"Microsoft.ML.OnnxRuntime.OnnxRuntimeException: [ErrorCode:InvalidArgument] {CORE}",       # C#
+    f"Unhandled exception. Microsoft.ML.OnnxRuntime.OnnxRuntimeException: [ErrorCode:InvalidArgument] {CORE}",
+    f"ai.onnxruntime.OrtException: Error code - ORT_INVALID_ARGUMENT - message: {CORE}",          # Java
+    f"Caused by: ai.onnxruntime.OrtException: Error code - ORT_INVALID_ARGUMENT - message: {CORE}",
+    f"what():  {CORE}",                                                                          # C++
+    f"libc++abi: terminating due to uncaught exception of type Ort::Exception: {CORE}",
+    f"Uncaught (in promise) Error: {CORE}",                                                      # JS
+    f"called `Result::unwrap()` on an `Err` value: {CORE}",                                      # Rust
+    f"onnxruntime.capi.onnxruntime_pybind11_state.InvalidArgument: [ONNXRuntimeError] : 2 : INVALID_ARGUMENT : {CORE}",
+    f"2024-01-02 10:00:01.123 | ERROR    | app.infer:run:42 - {CORE}",                        # loguru
+    f"2021-06-28 18:09:32.6703074 [E:onnxruntime:Default, inference_session.cc:1 Run] {CORE}",   # ORT's log
+    f"ERROR:root:{CORE}",
+    f"E/onnxruntime(1234): {CORE}",                                                              # logcat
+    f"2023-03-30 12:35:24,677 - ERROR - {CORE}",
+])
+def test_binding_and_log_wrappers_are_stripped_from_the_core_view(wrapped):
+    assert core_line(wrapped) == CORE
+    assert core_view(f"{wrapped}\nsecond line") == f"{CORE}\nsecond line"
+
+
+@pytest.mark.parametrize("line", [
+    "Errors: 3 warnings",                      # a word that starts like a level
+    "Information about the model",
+    "ERRATA in node /a",
+    "Could not find an implementation for Add(14) node with name '/a/Add'",
+])
+def test_the_core_view_keeps_lines_without_wrappers(line):
+    assert core_line(line) == line

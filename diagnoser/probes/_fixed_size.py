@@ -40,7 +40,7 @@ def _constants(ctx: Any, kind: str, sizes: set[int]) -> list[Any]:
 
 def fixed_size(ctx: Any, varied: list[dict], last: dict, base: dict) -> list[Finding]:
     from diagnoser import facts
-    from diagnoser.failures import _first_line
+    from diagnoser.failures import core_line
 
     findings = []
     for rec in varied:
@@ -68,7 +68,7 @@ def fixed_size(ctx: Any, varied: list[dict], last: dict, base: dict) -> list[Fin
         findings.append(Finding(
             "session.fixed-size", severity,
             f"the model declares {declared} dynamic but works at one size only: it runs at "
-            f"{_shapes(rec.get('worked'))}, and fails when {what}" + (f" at node '{node}'" if node else "") + f": {_first_line(error)}{baked_in}",
+            f"{_shapes(rec.get('worked'))}, and fails when {what}" + (f" at node '{node}'" if node else "") + f": {core_line(error)}{baked_in}",
             "session", node=node,
             details={**base, "kind": kind, "worked": rec.get("worked"), "failed": rec.get("shapes"), "error_text": error[:4000],
                      "constants": [{"node": c.consumer, "op": c.op, "source": c.source, "values": list(c.values)} for c in consts]}))

@@ -19,6 +19,8 @@ from diagnoser.triage.steps import next_steps
 __all__ = ["COMPONENTS", "STAGES", "triage"]
 
 _MAX_CLOSEST = 3
+_MIN_CONFIDENCE = 0.05  # a candidate below this is no nearer than any other entry
+_MIN_SIMILARITY = 0.45  # distinctive-word cosine: below it, shared words are boilerplate
 _ERROR_LINES = 4
 
 
@@ -32,7 +34,7 @@ def _error_lines(core: str) -> list[str]:
 def _closest(ranked: Sequence[Any], index: Any, core: str) -> tuple[Closest, ...]:
     """Entries the matcher scored, else those whose examples share the most distinctive words."""
     out: list[Closest] = []
-    for c in ranked[:_MAX_CLOSEST]:
+    for c in [c for c in ranked if c.confidence >= _MIN_CONFIDENCE][:_MAX_CLOSEST]:
         e = c.compiled.entry
         out.append(Closest(e.id, e.title, e.title_zh, round(c.confidence, 3), e.distinguish or e.title))
     if out or index is None:
@@ -41,7 +43,7 @@ def _closest(ranked: Sequence[Any], index: Any, core: str) -> tuple[Closest, ...
 
     sims = sorted(best_by_entry(index.vectors, core[-2000:].lower()).items(), key=lambda kv: -kv[1])
     for pos, sim in sims[:_MAX_CLOSEST]:
-        if sim < 0.3:
+        if sim < _MIN_SIMILARITY:
             break
         e = index.entries[pos].entry
         out.append(Closest(e.id, e.title, e.title_zh, 0.0, e.distinguish or e.title))

@@ -128,7 +128,7 @@ def stage_of(component: str, text: str, error_lines: str) -> str:
     if component == "onnx":
         # the entries file checker and shape-inference complaints under the step that made the
         # model (convert); parsing a file is loading it, writing one past 2 GB is exporting it
-        if _SERIALISE.search(text):
+        if _SERIALISE.search(error_lines):
             return "export"
         return "load" if _PARSE.search(text) and not _CONVERT.search(text) else "convert"
     if _INSTALL.search(error_lines) or _PROVIDER_SETUP.search(error_lines):

@@ -51,10 +51,10 @@ def _main(component: str, stage: str, f: dict[str, str], has_model: bool) -> Ste
         return (f"Run onnx.checker.check_model(path, full_check=True) and onnx.shape_inference.infer_shapes_path(path, strict_mode=True): the first node they name ({op}) is where the model breaks its operator's rules.",
                 f"运行 onnx.checker.check_model(path, full_check=True) 与 onnx.shape_inference.infer_shapes_path(path, strict_mode=True)：它们指出的第一个节点（{op}）就是违反算子规则之处。")
     if stage == "run":
-        look = "" if has_model else " Run `diagnose --model MODEL` to have the node looked up."
-        look_zh = "" if has_model else "运行 `diagnose --model 模型` 可查看该节点的详情。"
-        return (f"Compare what you feed with session.get_inputs() (name, dtype, shape), then look at {op}: its input shapes at run time are what the error is about.{look}",
-                f"把输入与 session.get_inputs()（名称、数据类型、形状）逐一比对，再看 {op}：错误说的是它运行时的输入形状。{look_zh}")
+        look = " Its attributes and inputs are listed above." if has_model else " `diagnose --model MODEL` looks the node up."
+        look_zh = "其属性与输入已在上方列出。" if has_model else "`diagnose --model 模型` 会查出该节点的详情。"
+        return (f"Compare what you feed with session.get_inputs() (name, dtype, shape), then look at {op}: the error says what about it fails at run time (its input shapes, dtypes or attributes).{look}",
+                f"把输入与 session.get_inputs()（名称、数据类型、形状）逐一比对，再看 {op}：错误说明了它在运行时哪里出错（输入形状、数据类型或属性）。{look_zh}")
     if stage == "install":
         return ("Check that the onnxruntime library the program loads is the one it was built for (version, CPU or GPU package, platform); `diagnose --env` lists what is installed.",
                 "确认程序加载的 onnxruntime 库正是它构建时对应的版本（版本号、CPU 或 GPU 包、平台）；`diagnose --env` 会列出已安装的内容。")

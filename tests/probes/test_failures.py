@@ -76,3 +76,21 @@ def test_a_probe_that_breaks_makes_the_analysis_incomplete(good_model, monkeypat
 def test_a_healthy_model_still_has_no_known_problem(good_model):
     report = run(good_model, probes="all")
     assert not report.failures and report.notes == ("the probes predict no known problem for this model",)
+
+
+def test_findings_about_this_machine_or_another_target_never_lead_as_model_failures():
+    from diagnoser.failures import is_failure
+    from diagnoser.report import Finding
+
+    assert not is_failure(Finding("env.provider-unavailable", "error", "CUDA missing", "environment"))
+    assert not is_failure(Finding("provider.unsupported-op", "error", "no DirectML kernel", "providers"))
+    assert is_failure(Finding("session.create-failed", "error", "Type Error", "session"))
+    assert is_failure(Finding("session.timeout", "warning", "hung", "session"))
+
+
+def test_the_core_line_drops_status_prefixes_paths_and_signatures():
+    from diagnoser.failures import core_line
+
+    text = ("Fail: [ONNXRuntimeError] : 1 : FAIL : Load model from m.onnx failed:/onnxruntime_src/onnxruntime/core/graph/model.cc:251 "
+            "onnxruntime::Model::Model(onnx::ModelProto&&, const onnxruntime::PathString&) Missing model IR version.")
+    assert core_line(text) == "Missing model IR version."
