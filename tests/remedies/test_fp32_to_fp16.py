@@ -44,3 +44,23 @@ def test_fp16_failing_the_accuracy_check_writes_nothing(tmp_path, fixit, monkeyp
     r = record(rep, "fp32-to-fp16")
     assert r.status == "failed" and "beyond the float16 tolerance" in r.message
     assert rep.fixes.output is None and sorted(p.name for p in tmp_path.iterdir()) == ["cnn.onnx"]
+
+
+def test_real_fp16_cnn_left_alone(tmp_path, fixit):
+    """A model exported in float16 needs no conversion; with no problem diagnosed, --fix writes nothing."""
+    torch = pytest.importorskip("torch")
+    net = torch_cnn().half()
+    try:
+        src = export(net, (torch.randn(1, 3, 16, 16).half(),), tmp_path / "cnn_fp16.onnx", opset_version=17)
+    except Exception as exc:  # a torch build without float16 CPU kernels
+        pytest.skip(f"torch cannot trace float16 on CPU here: {exc}")
+    m = onnx.load(str(src))
+    assert m.graph.input[0].type.tensor_type.elem_type == TP.FLOAT16
+    assert record(fixit(src, "fp32-to-fp16"), "fp32-to-fp16").status == "not-needed"
+    from diagnoser.api import fix
+
+    rep = fix(model=src, probes="all")  # no text: only what the probes prove
+    assert rep.fixes.remedies == () and rep.fixes.output is None
+    x = np.random.default_rng(0).standard_normal((1, 3, 16, 16)).astype(np.float16)
+    assert run(src, {m.graph.input[0].name: x})[0].dtype == np.float16  # it runs as it is
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cnn_fp16.onnx"]
