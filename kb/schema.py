@@ -105,8 +105,28 @@ class Reference(_Strict):
 
 
 class Versions(_Strict):
+    """Prose for people (`affected`, `fixed`) and, where the reproduction depends on the release,
+    a machine-readable packaging specifier per package that `kb lint` checks against the matrix
+    `kb verify` measured (e.g. `onnxruntime: "<1.21"`)."""
+
     affected: str | None = None
     fixed: str | None = None
+    onnxruntime: str | None = None
+    onnx: str | None = None
+    torch: str | None = None
+
+    @field_validator("onnxruntime", "onnx", "torch")
+    @classmethod
+    def _specifier(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+        try:
+            SpecifierSet(value)
+        except InvalidSpecifier:
+            raise ValueError(f"{value!r} is not a version specifier such as '<1.21' or '>=1.18,<1.20'") from None
+        return value
 
 
 class Entry(_Strict):
