@@ -97,9 +97,13 @@ def verify(db: Database, axis: str, releases: list[str], only: list[str], jobs: 
     new: dict[str, Matrix] = {}
     counter = {"done": 0}
 
-    def done(job: Job, result: str) -> None:
+    notes: dict[str, dict[str, str]] = {}
+
+    def done(job: Job, result: str, why: str) -> None:
         ident = job.doc.entry.id
         got.setdefault(ident, {}).setdefault(job.role, {})[job.release] = result
+        if why:
+            notes.setdefault(ident, {})[f"{axis} {job.role} {job.release}"] = why
         counter["done"] += 1
         left[ident] -= 1
         if left[ident]:
@@ -107,7 +111,8 @@ def verify(db: Database, axis: str, releases: list[str], only: list[str], jobs: 
         roles = got[ident]
         using = {k: v for k, v in installed.versions.items() if k in ("onnx", "torch", "onnxruntime") and k != axis}
         fresh = Matrix(id=ident, measured=today, using=using,
-                       code={r: code_hash(codes_of(job.doc, r)) for r in roles}, results={axis: roles})
+                       code={r: code_hash(codes_of(job.doc, r)) for r in roles}, results={axis: roles},
+                       notes=notes.get(ident, {}))
         new[ident] = merge(old.get(ident), fresh)
         save_matrix(root, new[ident])
         say(f"kb verify: [{counter['done']}/{len(todo)}] {ident} measured")

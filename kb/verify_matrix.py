@@ -61,6 +61,7 @@ class Matrix:
     using: dict[str, str] = field(default_factory=dict)
     code: dict[str, str] = field(default_factory=dict)  # role -> code_hash when measured
     results: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)  # "axis role release" -> last output line of a failure
 
     def outcomes(self, role: str, axis: str = "onnxruntime") -> dict[str, str]:
         return self.results.get(axis, {}).get(role, {})
@@ -86,7 +87,10 @@ def merge(old: Matrix | None, new: Matrix) -> Matrix:
                 mine.clear()
             mine.update(got)
     code = {**old.code, **new.code}
-    return replace(new, code=code, results={a: {r: dict(sorted(o.items(), key=lambda kv: release_key(kv[0])))
+    measured = {f"{a} {r} {rel}" for a, roles in new.results.items() for r, got in roles.items() for rel in got}
+    kept = {k: v for k, v in old.notes.items() if k not in measured and k.split()[1] not in
+            [r for r in new.code if old.code.get(r) != new.code[r]]}
+    return replace(new, code=code, notes=dict(sorted({**kept, **new.notes}.items())), results={a: {r: dict(sorted(o.items(), key=lambda kv: release_key(kv[0])))
                                                 for r, o in roles.items() if o} for a, roles in results.items()})
 
 
@@ -156,9 +160,24 @@ def _changed(role: str, old: str | None, new: str) -> str:
     return "changed"
 
 
+def _change(ident: str, role: str, axis: str, rel: str, was: dict[str, str], now: str) -> str | None:
+    """The diff line for one release, or None when nothing changed."""
+    if rel in was or ANY in was:
+        prev = was.get(rel, was.get(ANY))
+        return None if prev == now else f"{ident} {role} on {axis} {rel}: {prev} -> {now} ({_changed(role, prev, now)})"
+    older = [r for r in was if r != ANY and release_key(r) < release_key(rel)]
+    if not older:
+        return None
+    ref = max(older, key=release_key)
+    if was[ref] == now:
+        return None
+    return f"{ident} {role} on new {axis} {rel}: {now} (was {was[ref]} on {ref}; {_changed(role, was[ref], now)})"
+
+
 def diff(old: dict[str, Matrix], new: dict[str, Matrix], axis: str = "onnxruntime") -> list[str]:
-    """What a run changed, one line per change: a re-measured release whose outcome moved, or a newly
-    added release whose outcome differs from the newest release measured before it."""
+    """What a run changed, one line per change (with the failure's last output line under it): a
+    re-measured release whose outcome moved, or a newly added release whose outcome differs from
+    the newest release measured before it."""
     lines: list[str] = []
     for ident in sorted(new):
         before, after = old.get(ident), new[ident]
@@ -168,17 +187,11 @@ def diff(old: dict[str, Matrix], new: dict[str, Matrix], axis: str = "onnxruntim
         for role in ("reproduce", "fixed"):
             was, now = before.outcomes(role, axis), after.outcomes(role, axis)
             for rel in sorted(now, key=release_key):
-                if rel in was or ANY in was:
-                    prev = was.get(rel, was.get(ANY))
-                    if prev != now[rel]:
-                        lines.append(f"{ident} {role} on {axis} {rel}: {prev} -> {now[rel]} ({_changed(role, prev, now[rel])})")
+                line = _change(ident, role, axis, rel, was, now[rel])
+                if line is None:
                     continue
-                older = [r for r in was if r != ANY and release_key(r) < release_key(rel)]
-                if not older:
-                    continue
-                ref = max(older, key=release_key)
-                if was[ref] != now[rel]:
-                    lines.append(f"{ident} {role} on new {axis} {rel}: {now[rel]} (was {was[ref]} on {ref}; {_changed(role, was[ref], now[rel])})")
+                why = after.notes.get(f"{axis} {role} {rel}")
+                lines.append(line + (f"\n    {why[:100]}" if why else ""))
     return lines
 
 
@@ -241,7 +254,8 @@ def load_matrix(path: Path) -> Matrix:
                    if (data.get(a) or {}).get(r)} for a in ("onnxruntime", "onnx", "torch") if data.get(a)}
     return Matrix(id=str(data["id"]), measured=str(data.get("measured", "")), platform=str(data.get("platform", PLATFORM)),
                   using={str(k): str(v) for k, v in (data.get("using") or {}).items()},
-                  code={str(k): str(v) for k, v in (data.get("code") or {}).items()}, results=results)
+                  code={str(k): str(v) for k, v in (data.get("code") or {}).items()}, results=results,
+                  notes={str(k): str(v) for k, v in (data.get("notes") or {}).items()})
 
 
 def load_all(entries_root: Path) -> dict[str, Matrix]:
@@ -262,6 +276,8 @@ def dump_matrix(m: Matrix) -> str:
     for axis, roles in m.results.items():
         data[axis] = {role: dict(sorted(got.items(), key=lambda kv: release_key(kv[0])))
                       for role, got in roles.items()}
+    if m.notes:
+        data["notes"] = dict(sorted(m.notes.items()))
     return HEADER.format(id=m.id) + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=200)
 
 

@@ -115,7 +115,14 @@ class Job:
     release: str  # the key recorded: env.release, or verify_matrix.ANY
 
 
-def run_job(job: Job, timeout: float, memory_gb: float) -> str:
+def reason(output: str) -> str:
+    """The last meaningful output line: why a run failed, for the reviewer of a diff."""
+    lines = [ln.strip() for ln in _ANSI.sub("", output).splitlines() if ln.strip()]
+    return lines[-1][:200] if lines else ""
+
+
+def run_job(job: Job, timeout: float, memory_gb: float) -> tuple[str, str]:
+    """(outcome, reason); the reason is kept only where the outcome is not the expected one."""
     codes = codes_of(job.doc, job.role)
     runs = []
     for code in codes:
@@ -123,21 +130,23 @@ def run_job(job: Job, timeout: float, memory_gb: float) -> str:
         runs.append(run)
         if run.returncode != 0:  # the next fixed snippet cannot change a failure
             break
-    return classify(job.role, runs, codes, job.doc.entry.signatures)
+    outcome = classify(job.role, runs, codes, job.doc.entry.signatures)
+    expected = outcome in ("reproduced", "works", "no-error")
+    return outcome, "" if expected else reason(runs[-1].output)
 
 
 def run_all(jobs: list[Job], workers: int, timeout: float = TIMEOUT, memory_gb: float = MEMORY_GB,
-            done: Callable[[Job, str], None] | None = None) -> dict[Job, str]:
-    """Every job, `workers` at a time; `done` is called as each finishes (progress, saving)."""
+            done: Callable[[Job, str, str], None] | None = None) -> dict[Job, str]:
+    """Every job, `workers` at a time; `done(job, outcome, reason)` is called as each finishes."""
     results: dict[Job, str] = {}
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         futures = {pool.submit(run_job, j, timeout, memory_gb): j for j in jobs}
         for fut in as_completed(futures):
             job = futures[fut]
             try:
-                results[job] = fut.result()
-            except (OSError, SyntaxError, subprocess.SubprocessError):
-                results[job] = "skipped"
+                results[job], why = fut.result()
+            except (OSError, SyntaxError, subprocess.SubprocessError) as exc:
+                results[job], why = "skipped", str(exc)[:200]
             if done:
-                done(job, results[job])
+                done(job, results[job], why)
     return results
