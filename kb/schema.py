@@ -153,8 +153,16 @@ class Entry(_Strict):
     related: tuple[str, ...] = ()
     references: tuple[Reference, ...] = ()
     versions: Versions = Versions()
-    verified: dict[str, str] = Field(default_factory=dict, description="Package versions last verified against.")
+    verified: None = Field(None, exclude=True, description="Retired: stamps come from `kb verify`, not hand edits.")
     retired: str | None = Field(None, description="Why the entry is retired; its ID stays taken.")
+
+    @field_validator("verified", mode="before")
+    @classmethod
+    def _no_hand_stamps(cls, value: object) -> None:
+        if value is not None:
+            raise ValueError("hand-written stamps are not kept: `kb verify` measures and records the releases "
+                             "(entries/verified/); remove this key")
+        return None
 
 
 class Snippet(_Strict):
