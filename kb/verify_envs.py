@@ -20,7 +20,8 @@ from pathlib import Path
 from packaging.version import Version
 
 AXES = ("onnxruntime", "onnx", "torch")  # packages whose release can be the measured axis
-INSTALLED = "installed"  # the release of the running interpreter: no environment is built
+INSTALLED = "installed"
+OVERLAY = "project-packages"  # symlinks to the project's packages the environment does not have itself  # the release of the running interpreter: no environment is built
 _REPORTED = ("onnxruntime", "onnx", "torch", "numpy", "protobuf")
 _PROBE = (
     "import json, importlib.metadata as m\n"
@@ -94,23 +95,50 @@ def ensure_env(package: str, release: str, root: Path | None = None, log=None) -
     python = folder / "bin" / "python"
     ready = folder / "ready.json"
     if ready.is_file():
+        if not (folder / OVERLAY).is_dir():  # environments built before the overlay existed
+            _link_project_packages(folder, python)
         return Env(package, release, python, json.loads(ready.read_text(encoding="utf-8")))
     if log:
         log(f"kb verify: building {folder} ...")
     folder.parent.mkdir(parents=True, exist_ok=True)
     _run([sys.executable, "-m", "venv", "--clear", "--without-pip", str(folder)], folder)
-    site = Path(subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True, text=True, check=True, env=snippet_env()).stdout.strip())
     pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--disable-pip-version-check"]
     _run([*pip, *requirements(package, release)], folder)
-    # After the environment's own site-packages: onnx, torch, ... of the project, never its onnxruntime.
-    (site / "zz_project_packages.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    _link_project_packages(folder, python)
     versions = _versions(python)
     if versions.get(package) != release:
         raise EnvError(f"{folder}: {package} {versions.get(package)} imported instead of {release}")
     ready.write_text(json.dumps(versions, sort_keys=True), encoding="utf-8")
     return Env(package, release, python, versions)
+
+
+def _dist_key(name: str) -> str:
+    """'onnxruntime-1.17.3.dist-info' and 'onnxruntime' both name the distribution 'onnxruntime'."""
+    base = name.split("-")[0] if name.endswith((".dist-info", ".egg-info")) else name.removesuffix(".libs")
+    return base.lower().replace("_", "-").removesuffix(".py")
+
+
+def _link_project_packages(folder: Path, python: Path) -> None:
+    """Expose the project's packages except those the environment has its own copy of.
+
+    A plain path to the project's site-packages would also expose its onnxruntime (and numpy)
+    metadata, so a snippet that lists installed distributions would see two onnxruntime builds.
+    Symlinks to every other top-level item, in a folder named by a `.pth` file, avoid that.
+    """
+    site = Path(subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, check=True, env=snippet_env()).stdout.strip())
+    own = {_dist_key(p.name) for p in site.iterdir()}
+    overlay = folder / OVERLAY
+    overlay.mkdir(exist_ok=True)
+    project = Path(sysconfig.get_paths()["purelib"])
+    for item in project.iterdir():
+        link = overlay / item.name
+        if _dist_key(item.name) in own or item.suffix == ".pth" or item.name == "__pycache__" or link.exists():
+            continue
+        link.symlink_to(item)
+    # After the environment's own site-packages, so the release under test wins.
+    (site / "zz_project_packages.pth").write_text(f"{overlay}\n", encoding="utf-8")
 
 
 def _run(cmd: list[str], folder: Path) -> None:
