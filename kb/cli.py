@@ -61,10 +61,14 @@ def show_cmd(ident: str, lang: str, as_json: bool, root: str | None) -> None:
     if doc is None:
         click.echo(f"kb: error: no entry '{ident}' (try `kb list`)", err=True)
         sys.exit(2)
+    from kb.verify_matrix import read_entry_line
+
+    measured = read_entry_line(db.root, doc, lang)
     if as_json:
-        click.echo(json.dumps(doc.entry.model_dump(mode="json"), indent=2, ensure_ascii=False))
+        data = {**doc.entry.model_dump(mode="json"), "measured": read_entry_line(db.root, doc, "en") or None}
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        click.echo(entry_text(doc, lang=lang, width=width()), nl=False)
+        click.echo(entry_text(doc, lang=lang, width=width(), measured=measured), nl=False)
 
 
 @cli.command("list")
@@ -118,6 +122,56 @@ def search_cmd(query: tuple[str, ...], limit: int, lang: str | None, as_json: bo
     zh = lang == "zh" or (lang is None and any("\u4e00" <= ch <= "\u9fff" for ch in text))
     for line in columns([(h.id, h.category, h.title_zh if zh else h.title) for h in hits], width()):
         click.echo(line)
+
+
+@cli.command("verify")
+@click.option("--add", "add", multiple=True, metavar="X", help="Add onnxruntime release X to the measured list and measure it (repeatable).")
+@click.option("--onnx", "onnx_rel", multiple=True, metavar="X", help="Measure onnx release X instead (an axis of its own).")
+@click.option("--torch", "torch_rel", multiple=True, metavar="X", help="Measure torch release X instead (an axis of its own).")
+@click.option("--only", multiple=True, metavar="ID", help="Only this entry (repeatable).")
+@click.option("--installed", is_flag=True, help="Measure the installed onnxruntime with this interpreter: no download.")
+@click.option("--jobs", type=click.IntRange(1, 8), default=2, show_default=True, help="Snippets run at the same time.")
+@click.option("--timeout", type=click.FloatRange(1), default=300, show_default=True, help="Seconds per snippet.")
+@click.option("--envs", metavar="DIR", help="Where release environments are cached (default ~/.cache/onnx-troubleshooter/verify-envs).")
+@click.option("--root", metavar="DIR", help="Entries folder (default: the checkout's entries/).")
+def verify_cmd(add: tuple[str, ...], onnx_rel: tuple[str, ...], torch_rel: tuple[str, ...], only: tuple[str, ...],
+               installed: bool, jobs: int, timeout: float, envs: str | None, root: str | None) -> None:
+    """Measure each entry's reproduce/fixed snippets on a list of releases; record it under entries/verified/.
+
+    With no option, re-measure every recorded onnxruntime release; print what changed."""
+    import time
+
+    from kb.database import normalise_id
+    from kb.verify import check_release, verify
+    from kb.verify_matrix import load_releases
+
+    start = time.perf_counter()
+    db = _db(root)
+    axis = "onnx" if onnx_rel else "torch" if torch_rel else "onnxruntime"
+    asked = onnx_rel or torch_rel or add
+    try:
+        releases = [check_release(r) for r in asked] or sorted(load_releases(db.root).get(axis, {}))
+    except ValueError as exc:
+        click.echo(f"kb: error: {exc}", err=True)
+        sys.exit(2)
+    ids = [normalise_id(i) or i for i in only]
+    unknown = [i for i in ids if i not in db.documents]
+    if unknown:
+        click.echo(f"kb: error: no entry {', '.join(unknown)} (try `kb list`)", err=True)
+        sys.exit(2)
+    if not releases and not installed:
+        click.echo("kb: error: no release recorded yet; name one with --add X (or use --installed)", err=True)
+        sys.exit(2)
+    out = verify(db, axis, releases, ids, jobs, installed, Path(envs) if envs else None, timeout,
+                 log=lambda m: click.echo(m, err=True))
+    for line in out.env_errors:
+        click.echo(f"kb verify: cannot set up {line}", err=True)
+    for line in out.changes:
+        click.echo(line)
+    click.echo(f"kb verify: {out.runs} run(s) over {out.entries} entries on {axis} {', '.join(out.releases) or '-'}; "
+               f"{len(out.changes)} change(s); {time.perf_counter() - start:.0f}s", err=True)
+    if out.env_errors:
+        sys.exit(1)
 
 
 @cli.group("docs")

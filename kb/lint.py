@@ -144,7 +144,55 @@ def check_remedies(db: Database) -> Iterable[Problem]:
                 yield Problem(doc.path, _line_of(doc.path, name, db), f"remedy '{name}' is not in entries/remedies.yaml")
 
 
-CORE_CHECKS: tuple[Check, ...] = (check_references, check_patterns, check_snippets, check_symptom_quotes_examples, check_faq, check_remedies)
+def check_measured_versions(db: Database) -> Iterable[Problem]:
+    """`versions.onnxruntime` (and onnx, torch) claims agree with what `kb verify` measured.
+
+    A release inside the claimed range where the reproduction does not fail, or outside it where it
+    does, is a problem; so is a reproduction that is measured to depend on the release with no
+    claim to check, and a record of an entry that does not exist.
+    """
+    from kb.verify_matrix import contradictions, folder, load_all, load_matrix, version_dependent
+
+    records = load_all(db.root)
+    for path in sorted(folder(db.root).glob("OT*.yaml")):
+        try:
+            m = load_matrix(path)
+        except Exception as exc:  # any unreadable record is reported, never fatal
+            yield Problem(str(path), 1, f"not a kb verify record: {exc}")
+            continue
+        if m.id not in db.documents:
+            yield Problem(str(path), 2, f"record of {m.id}, which is not an entry")
+        elif path.stem != m.id:
+            yield Problem(str(path), 2, f"file name must be the ID: {m.id}.yaml")
+    for ident, m in records.items():
+        doc = db.documents.get(ident)
+        if doc is None:
+            continue
+        for axis in ("onnxruntime", "onnx", "torch"):
+            spec = getattr(doc.entry.versions, axis)
+            if spec:
+                line = _versions_line(db.root / f"{ident}.md", axis)
+                for msg in contradictions(spec, m, axis):
+                    yield Problem(doc.path, line, f"measured by kb verify: {msg}")
+            elif version_dependent(m, axis):
+                yield Problem(doc.path, _line_of(doc.path, "versions:", db),
+                              f"measured by kb verify: the reproduction depends on the {axis} release (entries/verified/{ident}.yaml): "
+                              f"state it as versions.{axis}, a specifier such as '<1.21'")
+
+
+def _versions_line(path, axis: str) -> int:
+    """Line of `versions:`'s `axis:` key (the same word appears elsewhere in an entry)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return 1
+    start = next((i for i, ln in enumerate(lines) if ln.startswith("versions:")), 0)
+    return next((i + 1 for i in range(start, len(lines)) if lines[i].strip().startswith(f"{axis}:")), start + 1)
+
+
+CORE_CHECKS: tuple[Check, ...] = (
+    check_references, check_patterns, check_snippets, check_symptom_quotes_examples, check_faq, check_remedies, check_measured_versions,
+)
 
 
 def plugin_checks() -> list[tuple[str, Check]]:

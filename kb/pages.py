@@ -41,7 +41,7 @@ LABELS: dict[str, dict[str, str]] = {
         "site": "ONNX troubleshooting", "home": "Home", "entries": "Problems", "faq": "FAQ",
         "findings": "Probe findings", "category": "Category", "stage": "Stage", "providers": "Providers",
         "confirmed_by": "Confirmed by", "refuted_by": "Ruled out by", "fixes": "Fixes in short",
-        "related": "Related", "references": "References", "verified": "Last verified with",
+        "related": "Related", "references": "References", "verified": "Measured (kb verify)",
         "affected": "Affected versions", "fixed_in": "Fixed in", "faq_about": "FAQ questions about this",
         "retired": "Retired", "details": "", "answer": "Answer", "explains": "This answer explains",
         "source": "Source", "no_entries": "No entry yet.", "entries_confirm": "Entries it confirms",
@@ -53,7 +53,7 @@ LABELS: dict[str, dict[str, str]] = {
         "site": "ONNX 问题排查", "home": "首页", "entries": "问题条目", "faq": "常见问题（面试题）",
         "findings": "探针发现", "category": "类别", "stage": "阶段", "providers": "执行提供器",
         "confirmed_by": "可由以下发现确认", "refuted_by": "可由以下发现排除", "fixes": "修复方法",
-        "related": "相关条目", "references": "参考资料", "verified": "最近验证版本",
+        "related": "相关条目", "references": "参考资料", "verified": "实测版本（kb verify）",
         "affected": "受影响版本", "fixed_in": "修复版本", "faq_about": "相关常见问题",
         "retired": "已停用", "details": "详细说明（英文原文）", "answer": "回答", "explains": "本回答涉及",
         "source": "出处", "no_entries": "暂无条目。", "entries_confirm": "可确认的条目",
@@ -195,11 +195,13 @@ def page_body(markdown: str, prefix: str, known: Iterable[str], demote: bool = F
 
 
 def render_all(db: Database, faq: Faq, site_url: str = "") -> dict[str, str]:
+    """Every generated file, keyed by its path relative to the project root."""
     from kb.remedies import load_remedies
+    from kb.verify_matrix import entry_line, load_all
 
     remedies = load_remedies(db.root)  # `diagnose --fix` repairs, shown on the entries that name them
-    """Every generated file, keyed by its path relative to the project root."""
     site = Site(db=db, faq=faq, site_url=site_url)
+    matrices = load_all(db.root)
     env = _env()
     known = [*db.documents, *faq.questions]
     out: dict[str, str] = {}
@@ -214,7 +216,8 @@ def render_all(db: Database, faq: Faq, site_url: str = "") -> dict[str, str]:
         put("index.md", "home.md.j2")
         put("entries/index.md", "entries_index.md.j2")
         for doc in site.entries():
-            put(f"entries/{doc.entry.id}.md", "entry.md.j2", doc=doc, e=doc.entry, keywords=related_terms(db, doc), remedies=remedies)
+            put(f"entries/{doc.entry.id}.md", "entry.md.j2", doc=doc, e=doc.entry, keywords=related_terms(db, doc), remedies=remedies,
+                measured=entry_line(matrices.get(doc.entry.id), doc, lang))
         for cat, spec in db.categories.items():
             put(f"categories/{cat}.md", "category.md.j2", cat=cat, spec=spec)
         put("faq/index.md", "faq_index.md.j2")

@@ -9,14 +9,17 @@ from kb.termtext import fit_markdown
 _INFO = re.compile(r"^```python[^\n]*$", re.M)
 
 
-def entry_text(doc: Document, lang: str = "en", width: int = 80) -> str:
+def entry_text(doc: Document, lang: str = "en", width: int = 80, measured: str = "") -> str:
     """The entry for the terminal, wrapped to width. In Chinese, the translated parts first, then
-    the body (written in English only) under a label that says so."""
+    the body (written in English only) under a label that says so. `measured` is the compact
+    `kb verify` line (kb.verify_matrix.entry_line), shown under the category."""
     e = doc.entry
     zh = lang == "zh"
     title = e.title_zh if zh else e.title
     summary = e.summary_zh if zh else e.summary
     head = [f"{e.id}: {title}", f"{'类别' if zh else 'category'}: {e.category}   {'阶段' if zh else 'stage'}: {e.stage}", "", summary, ""]
+    if measured:
+        head.insert(2, f"{'实测' if zh else 'measured'}: {measured}")
     if e.retired:
         head.insert(1, f"{'已停用' if zh else 'RETIRED'}: {e.retired}")
     if zh:

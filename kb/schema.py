@@ -105,8 +105,28 @@ class Reference(_Strict):
 
 
 class Versions(_Strict):
+    """Prose for people (`affected`, `fixed`) and, where the reproduction depends on the release,
+    a machine-readable packaging specifier per package that `kb lint` checks against the matrix
+    `kb verify` measured (e.g. `onnxruntime: "<1.21"`)."""
+
     affected: str | None = None
     fixed: str | None = None
+    onnxruntime: str | None = None
+    onnx: str | None = None
+    torch: str | None = None
+
+    @field_validator("onnxruntime", "onnx", "torch")
+    @classmethod
+    def _specifier(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+        try:
+            SpecifierSet(value)
+        except InvalidSpecifier:
+            raise ValueError(f"{value!r} is not a version specifier such as '<1.21' or '>=1.18,<1.20'") from None
+        return value
 
 
 class Entry(_Strict):
@@ -133,9 +153,17 @@ class Entry(_Strict):
     related: tuple[str, ...] = ()
     references: tuple[Reference, ...] = ()
     versions: Versions = Versions()
-    verified: dict[str, str] = Field(default_factory=dict, description="Package versions last verified against.")
+    verified: None = Field(None, exclude=True, description="Retired: stamps come from `kb verify`, not hand edits.")
     retired: str | None = Field(None, description="Why the entry is retired; its ID stays taken.")
     remedies: tuple[str, ...] = Field((), description="Automatic repairs (`diagnose --fix`) that fix this problem; names from entries/remedies.yaml.")
+
+    @field_validator("verified", mode="before")
+    @classmethod
+    def _no_hand_stamps(cls, value: object) -> None:
+        if value is not None:
+            raise ValueError("hand-written stamps are not kept: `kb verify` measures and records the releases "
+                             "(entries/verified/); remove this key")
+        return None
 
 
 class Snippet(_Strict):
