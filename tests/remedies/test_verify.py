@@ -105,3 +105,24 @@ def test_remedies_chain_each_verified_on_the_last(tmp_path, fixit):
     assert [n.op_type for n in fixed.graph.node] == ["Neg", "Relu"] and fixed.opset_import[0].version >= 14
     onnx.checker.check_model(fixed, full_check=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.fixed.onnx", "m.onnx"]
+
+
+def test_reference_too_slow_is_no_comparison(tmp_path, fixit):
+    """The repaired model runs; the original, only runnable in onnx.reference (bfloat16 MatMul in
+    numpy, slow), does not finish in time: no comparison is claimed, so a dtype change is not applied."""
+    import ml_dtypes
+    import numpy as np
+    from onnx import numpy_helper
+
+    w = numpy_helper.from_array(np.ones((768, 768), np.float32).astype(ml_dtypes.bfloat16), "w")
+    nodes = [helper.make_node("Cast", ["x"], ["xb"], to=TP.BFLOAT16), helper.make_node("MatMul", ["xb", "w"], ["yb"]),
+             helper.make_node("MatMul", ["yb", "w"], ["zb"]), helper.make_node("Cast", ["zb"], ["y"], to=TP.FLOAT)]
+    src = save(model(nodes, [vi("x", TP.FLOAT, [768, 768])], [vi("y", TP.FLOAT, [768, 768])], [w]), tmp_path / "m.onnx")
+    rep = fixit(src, "bf16-to-fp32", session_timeout=6.0)
+    r = record(rep, "bf16-to-fp32")
+    v = r.verification
+    if v.reference is not None:  # a machine fast enough to finish: then the numbers were compared
+        assert v.passed == all(o.ok for o in v.outputs)
+        return
+    assert not v.passed and v.session == "ran" and "did not finish" in v.reason, v
+    assert rep.fixes.output is None
