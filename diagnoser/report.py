@@ -136,7 +136,7 @@ class Report:
     notes: tuple[str, ...]
     input: dict[str, Any]
     failures: tuple[Failure, ...] = ()  # what failed unexplained, most decisive first
-    notes_zh: tuple[str, ...] = ()  # the notes in Chinese, one for one (schema 1.1)
+    notes_zh: tuple[str, ...] = ()  # the notes in Chinese, one for one (schema 1.2)
     schema_version: str = SCHEMA_VERSION
     fixes: FixOutcome | None = None  # only with --fix (diagnoser.fix)
 
