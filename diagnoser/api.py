@@ -287,7 +287,11 @@ def fix(
         raise UserInputError(f"refused to fix {src.name}: {hostile[0].message}", code=hostile[0].code)
     ext = next((f for f in report.findings if f.code == "external-data.present"), None)
     out = Path(output) if output is not None else engine.default_output(src)
-    engine.check_output(src, out, external=bool(ext or any(f.code.startswith("external-data.") for f in report.findings)))
+    from diagnoser.weights import external_tensors, resolve
+
+    data = {resolve(src.parent, e.value) for t in external_tensors(loaded.proto.graph, loaded.raw) for e in t.external_data if e.key == "location"}
+    engine.check_output(src, out, external=bool(ext or any(f.code.startswith("external-data.") for f in report.findings)),
+                        data_files=tuple(p for p in data if p is not None))
     max_ir, max_opset = target_limits(ort_version)
     ctx = FixContext(path=src, findings=report.findings, ort_target=ort_version, max_opset=max_opset, max_ir=max_ir,
                      providers=tuple(p for p in (providers or ()) if p),

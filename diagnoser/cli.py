@@ -91,11 +91,13 @@ def _parse_shapes(specs: tuple[str, ...]) -> dict[str, list[int]]:
 @click.option("--fix", "do_fix", is_flag=True, help="Repair a copy of the model with the remedies the diagnoses name, verify it, write it.")
 @click.option("-o", "--output", "output", metavar="FIXED.onnx", help="Where --fix writes (default: M.fixed.onnx beside the model).")
 @click.option("--unsafe-fixes", "unsafe", is_flag=True, help="With --fix, also apply remedies graded 'review'.")
+@click.option("--convert-io-types", "convert_io", is_flag=True, help="With --fix, dtype remedies also change the model's declared input/output dtypes (default: kept, Casts at the boundary).")
+@click.option("--fp16-block", "fp16_block", metavar="OP,OP", help="With --fix, ops the float16 remedy keeps in float32 (besides its own list).")
 @click.option("--color/--no-color", default=None, help="Colour the terminal report (default: when stdout is a terminal).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "sarif", "github"]), default=None,
               help="Output format: sarif (SARIF 2.1.0 for code scanning) and github (workflow annotations) are for CI.")
 @click.option("--fail-on", "fail_on", type=click.Choice(["error", "warning"]), help="For CI: exit 1 when a finding of this severity or worse exists, else 0.")
-def command(text, log, model, providers, env, ort_version, probes, shapes, as_json, as_markdown, lang, do_fix, output, unsafe, color, fmt, fail_on) -> None:
+def command(text, log, model, providers, env, ort_version, probes, shapes, as_json, as_markdown, lang, do_fix, output, unsafe, convert_io, fp16_block, color, fmt, fail_on) -> None:
     """Diagnose an ONNX / ONNX Runtime error: TEXT is the error ('-' reads stdin).
 
     Also: `diagnose run -- CMD ARGS...` runs a command and diagnoses its output when it fails;
@@ -120,8 +122,8 @@ def command(text, log, model, providers, env, ort_version, probes, shapes, as_js
     if ort_version is not None and not re.fullmatch(r"\d+\.\d+(\.\d+)?", ort_version):
         _fail(f"--ort-version wants a release like 1.17 or 1.17.3, not {ort_version!r}")
     parsed = _parse_shapes(shapes)
-    if (output or unsafe) and not do_fix:
-        _fail("-o and --unsafe-fixes go with --fix")
+    if (output or unsafe or convert_io or fp16_block) and not do_fix:
+        _fail("-o, --unsafe-fixes, --convert-io-types and --fp16-block go with --fix")
     if do_fix and model is None:
         _fail("--fix needs the model: give --model M.onnx")
     from diagnoser.api import diagnose, fix
@@ -130,7 +132,8 @@ def command(text, log, model, providers, env, ort_version, probes, shapes, as_js
     try:
         if do_fix:
             report = fix(text=body, model=model, output=output, providers=provs, binary=binary, unsafe=unsafe,
-                         ort_version=ort_version, probes=probes, shapes=parsed)
+                         ort_version=ort_version, probes=probes, shapes=parsed, keep_io_types=not convert_io,
+                         fp16_block=[o.strip() for o in (fp16_block or "").split(",") if o.strip()])
         else:
             report = diagnose(text=body, model=model, providers=provs, binary=binary, env=env,
                               ort_version=ort_version, probes=probes, shapes=parsed)

@@ -21,9 +21,11 @@ def default_output(path: Path) -> Path:
     return path.with_name(f"{path.stem}.fixed{path.suffix or '.onnx'}")
 
 
-def check_output(src: Path, out: Path, external: bool) -> None:
+def check_output(src: Path, out: Path, external: bool, data_files: tuple[Path, ...] = ()) -> None:
     if out.resolve() == src.resolve():
         raise UserInputError(f"the fixed model would overwrite the input {src}: choose another -o")
+    if out.resolve() in {p.resolve() for p in data_files} or out.with_name(out.name + ".data").resolve() in {p.resolve() for p in data_files}:
+        raise UserInputError(f"the fixed model (or its .data file) would overwrite the model's external data {out.name}: choose another -o")
     if out.is_dir():
         raise UserInputError(f"-o names a directory, not a file: {out}")
     if not out.parent.is_dir():

@@ -102,6 +102,10 @@ def verify(candidate: Path, original: Path, original_proto: Any, tolerance: str,
     records, code, err = run_child(candidate, original, original_proto, shapes or {}, timeout, limit)
     last = records[-1] if records else {"stage": "start"}
     stage, used = last.get("stage"), last.get("shapes") or {}
+    if code is None and stage == "ran":  # the repaired model ran; the original, as reference, did not finish in time
+        exact = tolerance in ("exact", "report")
+        return Verification(exact, f"the original did not finish running as a reference within {timeout:.0f} s, so outputs could not be compared"
+                            + ("" if exact else "; a dtype change needs that comparison"), static, "ran", None, tolerance, None, None, shapes=used)
     if code is None:
         return Verification(False, f"the session hung (no answer in {timeout:.0f} s) and was killed", static, f"timeout while at stage {stage}", None, tolerance, None, None)
     if code < 0:

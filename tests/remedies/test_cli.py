@@ -82,10 +82,28 @@ def test_bad_requests_are_one_line(tmp_path):
     src = _example(tmp_path)
     for args, needle in ((("--model", str(src), "--fix", "-o", str(src)), "overwrite the input"),
                          (("--fix", "some error text"), "--fix needs the model"),
-                         (("--model", str(src), "-o", "x.onnx"), "go with --fix")):
+                         (("--model", str(src), "-o", "x.onnx"), "go with --fix"),
+                         (("--model", str(src), "--convert-io-types"), "go with --fix"),
+                         (("--model", str(tmp_path), "--fix"), "not a folder")):
         proc = run(*args)
         assert proc.returncode == 2 and needle in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bf16_add.onnx"]
+
+
+def test_convert_io_types(tmp_path):
+    import ml_dtypes
+
+    w = onnx.numpy_helper.from_array(np.eye(4, dtype=np.float32).astype(ml_dtypes.bfloat16), "w")
+    m = model([helper.make_node("MatMul", ["x", "w"], ["y"], name="/mm")], [vi("x", TP.BFLOAT16, [1, 4])], [vi("y", TP.BFLOAT16, [1, 4])], [w])
+    src = save(m, tmp_path / "io.onnx")
+    io = lambda p: {v.type.tensor_type.elem_type for v in (*onnx.load(str(p)).graph.input, *onnx.load(str(p)).graph.output)}  # noqa: E731
+    data = json.loads(run("--model", str(src), "--fix", "--json").stdout)
+    assert data["diagnoses"][0]["id"] == "OT0001" and data["fixes"]["remedies"][0]["status"] == "applied"
+    assert io(tmp_path / "io.fixed.onnx") == {TP.BFLOAT16}  # kept, behind boundary Casts
+    data = json.loads(run("--model", str(src), "--fix", "--convert-io-types", "--json", "-o", str(tmp_path / "f.onnx")).stdout)
+    assert data["fixes"]["remedies"][0]["status"] == "applied" and io(tmp_path / "f.onnx") == {TP.FLOAT}
+    x = np.array([[1.0, -2.0, 0.5, 3.0]], np.float32)
+    np.testing.assert_array_equal(ort_run(tmp_path / "f.onnx", {"x": x})[0], x)
 
 
 def test_escaping_external_data_refused(tmp_path):

@@ -91,6 +91,14 @@ def test_other_remedies_leave_external_weights_unread(tmp_path, fixit, monkeypat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.fixed.onnx", "m.onnx", "weights.bin"]
 
 
+def test_output_never_overwrites_the_weights(tmp_path, fixit):
+    src, _ = _external(tmp_path, "weights.bin")
+    before = (tmp_path / "weights.bin").read_bytes()
+    with pytest.raises(UserInputError, match="external data"):
+        fixit(src, "reinfer-shapes", output=tmp_path / "weights.bin")
+    assert (tmp_path / "weights.bin").read_bytes() == before
+
+
 def test_fixed_model_with_external_data_must_stay_beside(tmp_path, fixit):
     src, _ = _external(tmp_path, "weights.bin")
     other = tmp_path / "elsewhere"

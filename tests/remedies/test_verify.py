@@ -105,3 +105,18 @@ def test_remedies_chain_each_verified_on_the_last(tmp_path, fixit):
     assert [n.op_type for n in fixed.graph.node] == ["Neg", "Relu"] and fixed.opset_import[0].version >= 14
     onnx.checker.check_model(fixed, full_check=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.fixed.onnx", "m.onnx"]
+
+
+def test_reference_too_slow_is_no_comparison(tmp_path, monkeypatch):
+    """The repaired model ran, then the original (as reference) was still running at the time
+    limit: no comparison is claimed; that passes a safe remedy and fails a dtype change."""
+    src = _relu(tmp_path)
+    ran = [{"stage": "import"}, {"stage": "create"}, {"stage": "run", "shapes": {"x": [2, 3]}}, {"stage": "ran", "shapes": {"x": [2, 3]}}]
+    monkeypatch.setattr(verify, "run_child", lambda *a, **k: (ran, None, ""))
+    safe = verify.verify(src, src, onnx.load(str(src)), "exact", timeout=5)
+    assert safe.passed and safe.reference is None and "did not finish" in safe.reason and safe.shapes == {"x": [2, 3]}
+    dtype = verify.verify(src, src, onnx.load(str(src)), "bfloat16", timeout=5)
+    assert not dtype.passed and "a dtype change needs that comparison" in dtype.reason
+    monkeypatch.setattr(verify, "run_child", lambda *a, **k: (ran[:3], None, ""))  # the repaired model itself hung
+    hung = verify.verify(src, src, onnx.load(str(src)), "exact", timeout=5)
+    assert not hung.passed and "hung" in hung.reason
