@@ -91,9 +91,8 @@ def audit_paths(paths: list[str], *, jobs: int | None = None, jsonl: bool = Fals
             if audit.key(m) not in seen:
                 seen.add(audit.key(m))
                 models.append(m)
-    if not models:
-        click.echo("diagnose: no .onnx model in: " + ", ".join(paths), err=True)
-        sys.exit(0)
+    if not models:  # a place with nothing to check is a usage error, like a path that does not exist
+        _fail("no .onnx model in: " + ", ".join(paths))
     if jobs is not None and jobs < 1:
         _fail("--jobs wants a number of workers of at least 1")
     done = audit.read_done(resume) if resume else {}

@@ -107,3 +107,14 @@ def test_crashed_worker_is_a_record_and_the_audit_goes_on(folder, tmp_path, monk
 def test_missing_folder_is_one_line(tmp_path):
     proc = diagnose("audit", "nowhere", cwd=tmp_path)
     assert proc.returncode == 2 and proc.stderr.strip() == "diagnose: error: no such file or folder: nowhere"
+
+
+def test_a_folder_with_no_model_is_a_one_line_usage_error(tmp_path):
+    """`diagnose --model DIR/` and `diagnose audit DIR` on a folder holding no .onnx file: exit 2."""
+    import subprocess
+    import sys
+
+    (tmp_path / "notes.txt").write_text("not a model")
+    for args in (["--model", str(tmp_path)], ["audit", str(tmp_path)]):
+        proc = subprocess.run([sys.executable, "-m", "diagnoser", *args], capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
