@@ -87,8 +87,8 @@ def run_code(code: str, python: Path, timeout: float = TIMEOUT, memory_gb: float
 
 def _missing(run: Run, codes: list[str]) -> bool:
     """The snippet stopped because a package it imports is absent there: a skip, not a result."""
-    found = _MISSING.findall(run.output)
-    return bool(found) and found[-1].split(".")[0] in set().union(*(imports(c) for c in codes))
+    found = _MISSING.findall(run.output)  # a missing submodule of an installed package is an API change
+    return bool(found) and found[-1] in set().union(*(imports(c) for c in codes))
 
 
 def classify(role: str, runs: list[Run], codes: list[str], signatures: Iterable[Signature]) -> str:

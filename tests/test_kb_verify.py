@@ -125,6 +125,7 @@ SIG = [Signature(pattern=r"NOT_IMPLEMENTED : Could not find an implementation", 
     ("reproduce", [Run(None, "")], "timeout"),
     ("reproduce", [Run(1, "ModuleNotFoundError: No module named 'onnxsim'")], "skipped"),
     ("reproduce", [Run(1, "ModuleNotFoundError: No module named 'foo'")], "other-error"),
+    ("reproduce", [Run(1, "ModuleNotFoundError: No module named 'onnxsim.gone'")], "other-error"),
     ("fixed", [Run(0, ""), Run(0, "")], "works"),
     ("fixed", [Run(0, ""), Run(1, "boom")], "fails"),
 ])
