@@ -10,11 +10,8 @@ everyday size fails, sizes frozen in the model's shape constants are tried (diag
 """
 from __future__ import annotations
 
-import json
 import os
 import signal
-import subprocess
-import sys
 from typing import Any
 
 from diagnoser.report import Finding
@@ -37,16 +34,6 @@ def memory_limit(ctx: Any) -> int:
     return 6 * 2**30 + 3 * weights
 
 
-def _limits(limit: int):
-    def apply() -> None:
-        import resource
-
-        os.setsid()
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    return apply
-
-
 def _providers(ctx: Any) -> tuple[list[str], list[str]]:
     available = next((f.details.get("providers", []) for f in ctx.findings if f.code == "env.versions"), None)
     asked = list(ctx.providers) or ["CPUExecutionProvider"]
@@ -59,26 +46,12 @@ def _providers(ctx: Any) -> tuple[list[str], list[str]]:
 
 def child(ctx: Any, providers: list[str], timeout: float, limit: int) -> tuple[list[dict], int | None, str]:
     """Run the child; return its stage records, its return code (None on timeout) and its stderr tail."""
-    args = json.dumps({"model": str(ctx.model.path), "providers": providers, "run": True,
-                       "shapes": {k: list(v) for k, v in ctx.shapes.items()}, "hints": _hints(ctx)})
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ORT_", "ONNXRUNTIME_"))}
+    from diagnoser.isolated import run_child
+
+    args = {"model": str(ctx.model.path), "providers": providers, "run": True,
+            "shapes": {k: list(v) for k, v in ctx.shapes.items()}, "hints": _hints(ctx)}
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_session_child.py")
-    proc = subprocess.Popen([sys.executable, "-I", script, args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=_limits(limit) if os.name == "posix" else None, env=env)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-        code: int | None = proc.returncode
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL) if os.name == "posix" else proc.kill()
-        out, err = proc.communicate()
-        code = None
-    records = []
-    for line in out.splitlines():
-        try:
-            records.append(json.loads(line))
-        except ValueError:
-            continue
-    return records, code, err[-3000:]
+    return run_child(script, args, timeout, limit, tail=3000)
 
 
 def _hints(ctx: Any) -> list[int]:

@@ -9,11 +9,8 @@
 """
 from __future__ import annotations
 
-import json
 import os
 import signal
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -58,28 +55,11 @@ def _input_kinds(model: Any) -> dict[str, str]:
 
 
 def run_child(candidate: Path, original: Path, original_proto: Any, shapes: dict[str, Any], timeout: float, limit: int) -> tuple[list[dict], int | None, str]:
-    from diagnoser.probes.session import _limits
+    from diagnoser import isolated
 
-    args = json.dumps({"candidate": str(candidate), "original": str(original), "shapes": {k: list(v) for k, v in shapes.items()},
-                       "original_inputs": _input_kinds(original_proto)})
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ORT_", "ONNXRUNTIME_"))}
-    script = str(Path(__file__).with_name("_verify_child.py"))
-    proc = subprocess.Popen([sys.executable, "-I", script, args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=_limits(limit) if os.name == "posix" else None, env=env)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-        code: int | None = proc.returncode
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL) if os.name == "posix" else proc.kill()
-        out, err = proc.communicate()
-        code = None
-    records = []
-    for line in out.splitlines():
-        try:
-            records.append(json.loads(line))
-        except ValueError:
-            continue
-    return records, code, err[-2000:]
+    args = {"candidate": str(candidate), "original": str(original), "shapes": {k: list(v) for k, v in shapes.items()},
+            "original_inputs": _input_kinds(original_proto)}
+    return isolated.run_child(str(Path(__file__).with_name("_verify_child.py")), args, timeout, limit)
 
 
 def save_candidate(model: Any, folder: Path, stem: str) -> Path:
