@@ -35,7 +35,16 @@ def if_branches_disagree() -> onnx.ModelProto:
 def test_cubic_resize_on_5d_input_leads_with_the_node(tmp_path):
     path = save(resize_cubic_5d(), tmp_path / "m.onnx")
     assert "Cubic" in ort_error(path)  # the real runtime refuses it
-    report = run(path, probes="all")
+    # the runtime's own words are explained by the cubic Resize entry, which leads
+    assert [d.id for d in run(path, probes="all").diagnoses][:1] == ["OT0703"]
+    # with no entry for it, the failure itself leads with the node's facts, never "no known problem"
+    from diagnoser.index import build
+    from kb import load
+    from kb.paths import entries_dir
+
+    db = load(entries_dir(), strict=False)
+    db.documents.pop("OT0703")
+    report = run(path, probes="all", index=build(db))
     assert not report.diagnoses and report.failures
     lead = report.failures[0]
     assert lead.code == "session.create-failed" and lead.node["node"] == "/up/Resize" and lead.node["op"] == "Resize"
