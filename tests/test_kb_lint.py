@@ -12,6 +12,7 @@ import pytest
 from kb import load
 from kb.lint import lint
 from kb.paths import entries_dir
+from tests.entry_trees import entry_tree
 
 REAL = entries_dir()
 
@@ -26,14 +27,6 @@ def test_kb_lint_command_on_real_entries():
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-def _tree(tmp_path: Path, *ids: str) -> Path:
-    root = tmp_path / "entries"
-    root.mkdir()
-    for name in ("categories.yaml", "findings.yaml"):
-        shutil.copy(REAL / name, root / name)
-    for i in ids:
-        shutil.copy(REAL / f"{i}.md", root / f"{i}.md")
-    return root
 
 
 def _problems(root: Path) -> list[str]:
@@ -52,11 +45,11 @@ def _line_of(path: Path, needle: str) -> int:
 
 
 def test_fixture_tree_is_clean_before_breaking(tmp_path):
-    assert _problems(_tree(tmp_path, "OT0005", "OT0006")) == []
+    assert _problems(entry_tree(tmp_path, "OT0005", "OT0006")) == []
 
 
 def test_schema_error_reports_its_line(tmp_path):
-    root = _tree(tmp_path, "OT0005")
+    root = entry_tree(tmp_path, "OT0005")
     f = root / "OT0005.md"
     _edit(f, "category: ep.openvino-memcpy", "category: ep.openvino-memcpy\nseverity: high")
     problems = _problems(root)
@@ -65,13 +58,13 @@ def test_schema_error_reports_its_line(tmp_path):
 
 
 def test_unknown_category(tmp_path):
-    root = _tree(tmp_path, "OT0005")
+    root = entry_tree(tmp_path, "OT0005")
     _edit(root / "OT0005.md", "category: ep.openvino-memcpy", "category: ep.nonsense")
     assert any("unknown category 'ep.nonsense'" in p for p in _problems(root))
 
 
 def test_duplicate_id(tmp_path):
-    root = _tree(tmp_path, "OT0005")
+    root = entry_tree(tmp_path, "OT0005")
     shutil.copy(root / "OT0005.md", root / "OT0007.md")
     problems = _problems(root)
     assert any("duplicate ID OT0005" in p for p in problems)
@@ -79,19 +72,19 @@ def test_duplicate_id(tmp_path):
 
 
 def test_regex_that_does_not_compile(tmp_path):
-    root = _tree(tmp_path, "OT0005")
+    root = entry_tree(tmp_path, "OT0005")
     _edit(root / "OT0005.md", "doesn't support memcpy\"\n    weight: 0.95", "doesn't support memcpy(\"\n    weight: 0.95")
     assert any("does not compile" in p for p in _problems(root))
 
 
 def test_catastrophic_regex(tmp_path):
-    root = _tree(tmp_path, "OT0005")
+    root = entry_tree(tmp_path, "OT0005")
     _edit(root / "OT0005.md", "doesn't support memcpy\"\n    weight: 0.95", "doesn't support memcpy(\\\\w+\\\\s?)*x\"\n    weight: 0.95")
     assert any("backtrack catastrophically" in p for p in _problems(root))
 
 
 def test_example_that_ranks_another_entry_first(tmp_path):
-    root = _tree(tmp_path, "OT0005", "OT0006")
+    root = entry_tree(tmp_path, "OT0005", "OT0006")
     f = root / "OT0005.md"
     _edit(f, '  - text: "Execution type OpenVINOExecutionProvider', '  - text: "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! during torch.onnx.export"\n    source: "https://example.org/x"\n  - text: "Execution type OpenVINOExecutionProvider')
     problems = _problems(root)
@@ -99,19 +92,19 @@ def test_example_that_ranks_another_entry_first(tmp_path):
 
 
 def test_missing_related_entry(tmp_path):
-    root = _tree(tmp_path, "OT0006")
+    root = entry_tree(tmp_path, "OT0006")
     _edit(root / "OT0006.md", "related: []", "related: [OT0999]")
     assert any("related entry OT0999 does not exist" in p for p in _problems(root))
 
 
 def test_missing_section(tmp_path):
-    root = _tree(tmp_path, "OT0005")
+    root = entry_tree(tmp_path, "OT0005")
     _edit(root / "OT0005.md", "## Verify", "## Checking")
     assert any("missing section '## Verify'" in p for p in _problems(root))
 
 
 def test_sections_out_of_order(tmp_path):
-    root = _tree(tmp_path, "OT0005")
+    root = entry_tree(tmp_path, "OT0005")
     f = root / "OT0005.md"
     text = f.read_text(encoding="utf-8")
     cause = text[text.index("## Cause"): text.index("## Fix")]
@@ -121,33 +114,33 @@ def test_sections_out_of_order(tmp_path):
 
 
 def test_unknown_finding_code(tmp_path):
-    root = _tree(tmp_path, "OT0005")
+    root = entry_tree(tmp_path, "OT0005")
     _edit(root / "OT0005.md", "  confirm: []", "  confirm: [node.made-up]")
     assert any("finding code 'node.made-up'" in p for p in _problems(root))
 
 
 def test_snippet_that_does_not_compile(tmp_path):
-    root = _tree(tmp_path, "OT0005")
+    root = entry_tree(tmp_path, "OT0005")
     _edit(root / "OT0005.md", "PREFERENCE = [", "PREFERENCE = [[")
     assert any("snippet does not compile" in p for p in _problems(root))
 
 
 def test_missing_front_matter(tmp_path):
-    root = _tree(tmp_path)
+    root = entry_tree(tmp_path)
     (root / "OT0009.md").write_text("# no front matter\n", encoding="utf-8")
     assert any("missing front matter" in p for p in _problems(root))
 
 
 def test_bad_yaml_reports_line(tmp_path):
-    root = _tree(tmp_path, "OT0005")
+    root = entry_tree(tmp_path, "OT0005")
     f = root / "OT0005.md"
     _edit(f, "stage: load", "stage: [load")
     problems = _problems(root)
     assert any(p.startswith(str(f)) and "not valid YAML" in p for p in problems), problems
 
 
-def test_kb_lint_command_fails_on_broken_tree(tmp_path):
-    root = _tree(tmp_path, "OT0005")
+def test_kb_lint_command_fails_on_brokenentry_tree(tmp_path):
+    root = entry_tree(tmp_path, "OT0005")
     _edit(root / "OT0005.md", "related: []", "related: [OT0999]")
     proc = subprocess.run([sys.executable, "-m", "kb", "lint", "--root", str(root)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1
@@ -168,7 +161,7 @@ def test_regex_safety(pattern, safe):
 
 
 def test_heading_inside_a_code_block_is_not_a_section(tmp_path):
-    root = _tree(tmp_path, "OT0005")
+    root = entry_tree(tmp_path, "OT0005")
     f = root / "OT0005.md"
     _edit(f, "Execution type OpenVINOExecutionProvider doesn't support memcpy\n```", "Execution type OpenVINOExecutionProvider doesn't support memcpy\n## Exception summary\n```")
     assert _problems(root) == []

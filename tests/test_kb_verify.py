@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from importlib.metadata import version
@@ -15,7 +14,7 @@ import pytest
 
 from kb import load
 from kb.lint import lint
-from kb.paths import entries_dir
+from tests.entry_trees import entry_tree
 from kb.schema import Signature
 from kb.verify_envs import requirements
 from kb.verify_matrix import (
@@ -24,7 +23,6 @@ from kb.verify_matrix import (
 )
 from kb.verify_run import Run, classify, depends_on
 
-REAL = entries_dir()
 RELEASES = ["1.17.3", "1.19.2", "1.20.1", "1.21.1", "1.23.2", "1.26.0", "1.31.1", "1.32.0"]
 
 
@@ -148,14 +146,6 @@ def test_old_releases_get_the_numpy_they_were_built_for():
 
 # -- a real run against the installed release ----------------------------------------------------
 
-def _tree(tmp_path: Path, *ids: str) -> Path:
-    root = tmp_path / "entries"
-    root.mkdir()
-    for name in ("categories.yaml", "findings.yaml"):
-        shutil.copy(REAL / name, root / name)
-    for i in ids:
-        shutil.copy(REAL / f"{i}.md", root / f"{i}.md")
-    return root
 
 
 def _kb(*args: str) -> subprocess.CompletedProcess:
@@ -164,7 +154,7 @@ def _kb(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_kb_verify_installed_measures_one_entry_and_a_rerun_changes_nothing(tmp_path):
-    root = _tree(tmp_path, "OT0001")
+    root = entry_tree(tmp_path, "OT0001")
     installed = version("onnxruntime")
     proc = _kb("verify", "--installed", "--only", "ot1", "--root", str(root), "--jobs", "1")
     assert proc.returncode == 0, proc.stderr
@@ -179,7 +169,7 @@ def test_kb_verify_installed_measures_one_entry_and_a_rerun_changes_nothing(tmp_
 
 
 def test_kb_verify_bad_input_is_one_line(tmp_path):
-    root = _tree(tmp_path, "OT0001")
+    root = entry_tree(tmp_path, "OT0001")
     for args, word in ((["--add", "one.two"], "not a release"), (["--only", "OT9999", "--installed"], "no entry"),
                        ([], "no release recorded")):
         proc = _kb("verify", "--root", str(root), *args)
@@ -189,7 +179,7 @@ def test_kb_verify_bad_input_is_one_line(tmp_path):
 # -- lint and display ----------------------------------------------------------------------------
 
 def _with_record(tmp_path: Path, spec: str | None) -> tuple[Path, Path]:
-    root = _tree(tmp_path, "OT0001")
+    root = entry_tree(tmp_path, "OT0001")
     doc = load(root, strict=False).documents["OT0001"]
     digest = {r: code_hash(codes_of(doc, r)) for r in ("reproduce", "fixed")}
     save_matrix(root, _m(_split("1.21"), {r: "works" for r in RELEASES}, code=digest))
@@ -246,7 +236,7 @@ def test_the_line_is_on_the_page_and_in_kb_show(tmp_path):
 
 
 def test_hand_written_verified_stamps_are_rejected_with_their_line(tmp_path):
-    root = _tree(tmp_path, "OT0001")
+    root = entry_tree(tmp_path, "OT0001")
     entry = root / "OT0001.md"
     text = re.sub(r"^verified:\n(?:  .*\n)*", "", entry.read_text(encoding="utf-8"), flags=re.M)
     entry.write_text(text.replace("versions:\n", 'verified: {onnxruntime: "1.31.1"}\nversions:\n', 1), encoding="utf-8")
