@@ -102,3 +102,13 @@ def test_the_path_extension_decides_what_an_unparsable_model_is(tmp_path, name, 
         ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     assert "Protobuf parsing failed" in str(err.value)
     assert diagnose(text=str(err.value)).diagnoses[0].id == expected
+
+
+def test_decisive_text_keeps_a_message_whose_wrapper_said_error():
+    from diagnoser.matcher import decisive_text
+    from diagnoser.text import core_view
+
+    text = "[ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for ConvInteger(10) node with name ''"
+    assert decisive_text(core_view(text), set(), text).startswith("could not find an implementation for convinteger")
+    # with no error word anywhere the last lines are still read (the similarity fallback needs words)
+    assert decisive_text("first line\nsecond line", set()) == "first line\nsecond line"
