@@ -35,8 +35,8 @@ class Group:
     rx: re.Pattern[str]
 
 
-def _alternation(phrases: list[str], patterns: list[str]) -> re.Pattern[str] | None:
-    parts = [re.escape(p) for p in phrases] + [f"(?:{p})" for p in patterns]
+def _alternation(phrases: list[str], words: list[str], patterns: list[str]) -> re.Pattern[str] | None:
+    parts = [re.escape(p) for p in phrases] + [rf"(?<!\w){re.escape(w)}(?!\w)" for w in words] + [f"(?:{p})" for p in patterns]
     return re.compile("|".join(parts), re.I) if parts else None
 
 
@@ -45,7 +45,7 @@ def _table() -> tuple[re.Pattern[str], tuple[Group, ...], dict[str, re.Pattern[s
     data = table("triage_phrases")
     groups = []
     for g in data["groups"]:
-        rx = _alternation(g.get("phrases", []), g.get("patterns", []))
+        rx = _alternation(g.get("phrases", []), g.get("words", []), g.get("patterns", []))
         if rx is None or g["component"] not in COMPONENTS or g.get("stage") not in (None, *STAGES):
             raise ValueError(f"triage_phrases.yaml: group {g.get('name')!r} is malformed")
         groups.append(Group(g["name"], g["component"], g.get("stage"), g.get("provider"), g.get("gate", True), rx))
@@ -115,7 +115,9 @@ def component_of(text: str, error_lines: str) -> str:
 
 _CONVERT = re.compile(r"version_converter|convert_version", re.I)
 _SERIALISE = re.compile(r"ModelProto exceeds|2GiB limit|Failed to serialize proto|SerializeToString", re.I)
-_PARSE = re.compile(r"Protobuf parsing failed|No graph was found|ModelProto does not have a graph|external data|Deserialize tensor", re.I)
+_PARSE = re.compile(
+    r"Protobuf parsing failed|No graph was found|ModelProto does not have a graph|external data|Deserialize tensor|"
+    r"Unable to parse proto from file|external TensorProto|\) should be (?:stored|file) in|does not have an ir_version set", re.I)
 
 
 def _words(text: str, error_lines: str) -> str:
