@@ -84,6 +84,34 @@ def test_set_a_texts_get_their_component_and_stage(source, want):
     assert _kind(_set_a(source)) == want
 
 
+@pytest.fixture(scope="module")
+def examples() -> dict[str, list[str]]:
+    from kb import load
+
+    return {eid: [ex.text for ex in d.entry.examples] for eid, d in load(strict=False).documents.items()}
+
+
+@pytest.mark.parametrize(("entry", "n", "want"), [
+    ("OT0528", 1, ("onnxruntime-web", "run")),  # Failed to run JSEP kernel
+    ("OT0528", 2, ("onnxruntime-web", "run")),  # [WebGPU] Kernel "[Mul] ..." failed
+    ("OT0610", 0, ("onnxruntime-web", "run")),  # onnxruntime-node: Non tensor type is temporarily not supported
+    ("OT0610", 1, ("onnxruntime-web", "run")),  # Can't access output tensor data
+    ("OT0523", 1, ("onnxruntime-web", "install")),  # Cannot find module '.../onnxruntime_binding.node'
+    ("OT0621", 2, ("torch.onnx", "export")),  # export() got an unexpected keyword argument 'example_outputs'
+    ("OT0616", 0, ("torch.onnx", "export")),  # shape_type_inference.cpp: Constant folding ... fails
+    ("OT0624", 1, ("optimizer", "convert")),  # onnxsim: Check failed, please be careful to use the simplified model
+    ("OT0627", 0, ("converter", "export")),  # Optimum: The task could not be automatically inferred
+    ("OT0623", 0, ("converter", "export")),  # Optimum ONNX exporter only supports the tasks
+    ("OT0619", 2, ("quantization", "quantize")),  # Expected ... to be an initializer
+    ("OT0709", 1, ("onnxruntime", "load")),  # set_providers() takes 2 positional arguments
+    ("OT0302", 0, ("onnxruntime", "load")),  # the CUDA provider's DLL: LoadLibrary failed with error 126
+    ("OT0507", 0, ("install", "install")),  # ort (Rust) is not compatible with the ONNX Runtime binary
+    ("OT0521", 0, ("install", "install")),  # import onnxruntime, then Illegal instruction (a wheel for another CPU)
+])
+def test_entry_examples_get_their_component_and_stage(examples, entry, n, want):
+    assert _kind(examples[entry][n]) == want, examples[entry][n][:200]
+
+
 @pytest.mark.parametrize(("source", "why"), [
     ("keras-team/keras/issues/12962", "a keras attribute error, nothing says converter"),
     ("huggingface/optimum/issues/409", "a numpy truth-value error, nothing says calibration"),
