@@ -139,6 +139,14 @@ def test_weak_words_pick_the_component_but_never_open_the_family():
         assert _kind(text + "\nimport onnxruntime") == ("install", "install")
 
 
+def test_a_shared_library_line_alone_is_not_onnx_but_with_the_runtime_is_its_installation():
+    # cpuinfo is linked into PyTorch as well: its line alone says nothing of ONNX
+    text = _set_a("onnxruntime/issues/15650")
+    first = text.strip().splitlines()[0]
+    assert first.startswith("Error in cpuinfo") and _kind(first) is None
+    assert _kind(text) == ("install", "install")  # ... then onnxruntime's DefaultLogger is missing
+
+
 def test_tool_names_inside_node_names_do_not_name_the_tool():
     # a TensorRT failure on a model that tf2onnx made: the node is named after the converter
     text = ("onnxruntime.capi.onnxruntime_pybind11_state.EPFail: [ONNXRuntimeError] : 11 : EP_FAIL : TensorRT EP could not "
