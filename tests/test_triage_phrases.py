@@ -200,9 +200,20 @@ def test_installed_torch_exporter_error_is_torch_onnx():
     assert _kind(message) == ("torch.onnx", "export")
 
 
-def test_a_report_carries_the_triage_and_a_non_onnx_text_none():
-    report = diagnose(text="Encountered unknown exception in Run()")
+@pytest.mark.parametrize(("source", "want"), [
+    ("onnxruntime-inference-examples/issues/211", ("onnxruntime-web", "load")),
+    ("microsoft/onnxruntime/issues/26480", ("onnxruntime-web", "load")),
+    ("microsoft/onnxruntime/issues/24051", ("onnxruntime-web", "install")),
+    ("onnx/onnx-mxnet/issues/2", ("install", "install")),
+    ("Azure-Samples/Synapse/issues/74", ("converter", "convert")),
+    ("intel/onnxruntime/issues/299", ("onnxruntime", "run")),
+])
+def test_a_report_without_a_diagnosis_carries_the_triage(source, want):
+    report = diagnose(text=_set_a(source))
     if report.diagnoses:
         pytest.skip(f"an entry now explains it: {report.diagnoses[0].id}")
-    assert report.triage is not None and (report.triage.component, report.triage.stage) == ("onnxruntime", "run")
-    assert diagnose(text="RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB").triage is None
+    assert report.triage is not None and (report.triage.component, report.triage.stage) == want
+
+
+def test_a_report_on_a_text_not_about_onnx_has_no_triage():
+    assert diagnose(text=_set_a("chnsh/DCRNN_PyTorch/issues/6")).triage is None  # CUDA out of memory in training
