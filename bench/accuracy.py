@@ -93,7 +93,12 @@ def fallback_rank(index, text: str) -> list[tuple[str, float]]:
     except ImportError:  # releases before the wrapper-free view
         def core_view(t: str) -> str:
             return t
-    sims = _example_similarity(index, decisive_text(core_view(prepare(text).text), set()))
+    prepared = prepare(text).text
+    try:
+        decisive = decisive_text(core_view(prepared), set(), prepared)
+    except TypeError:  # releases whose decisive_text takes no raw text
+        decisive = decisive_text(core_view(prepared), set())
+    sims = _example_similarity(index, decisive)
     ids = [ce.entry.id for ce in index.entries]
     return [(ids[i], 1.0) for i, _ in sorted(sims.items(), key=lambda kv: -kv[1])]
 

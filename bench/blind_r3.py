@@ -11,7 +11,8 @@ binding, op, note). Figures (issue 11):
     text, any diagnosis), as a share of in-scope texts and of all texts;
   - out-of-scope abstention (no diagnoses);
   - triage: on in-scope texts with no diagnosis, the share whose report.triage names the labelled
-    component and stage (a report without `triage` counts as no triage).
+    component and stage (a report without `triage` counts as no triage); and triage given on
+    out-of-scope texts (a false alarm: the text is not about ONNX).
 Contaminated texts (source URL now in entries/, or core line at partial_ratio >= 90 with an entry
 example) are flagged and the figures repeated without them.
 
@@ -33,7 +34,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from blind_r3_fresh import core_line, known, stale  # noqa: E402
 
-SETS = {"a": ROOT / "bench/data/blind_r3_a.yaml", "b": ROOT / "bench/data/blind_r3_b.yaml"}
+SETS = {"a": ROOT / "bench/data/blind_r3_a.yaml", "b": ROOT / "bench/data/blind_r3_b.yaml", "c": ROOT / "bench/data/blind_r3_c.yaml"}
 COMPONENTS = {"onnxruntime", "torch.onnx", "onnx", "converter", "quantization", "optimizer", "onnxruntime-web", "install"}
 STAGES = {"export", "convert", "quantize", "load", "run", "install"}
 
@@ -105,6 +106,7 @@ def figures(items: list[dict]) -> dict:
         "triage_component_right": pct(sum(tri_ok(it, slice(0, 1)) for it in silent), len(silent)),
         "triage_stage_right": pct(sum(tri_ok(it, slice(1, 2)) for it in silent), len(silent)),
         "triage_given": pct(sum(it["_r"]["triage"] is not None for it in silent), len(silent)),
+        "triage_on_out_of_scope": pct(sum(it["_r"]["triage"] is not None for it in oos), len(oos)),
     }
 
 

@@ -2,8 +2,9 @@
 
 Each entry states the stage its problem happens at (export, convert, quantize, load, run,
 install); triage never sees the entry, only the text. Printed: stage agreement overall and per
-stage, the component counts, what the blind set's texts with no entry and out-of-scope texts get
-(diagnosis, triage, nothing), and with --verbose every disagreement. (Component labels are the
+stage, the component counts, what the blind set's texts with no entry and out-of-scope texts
+(bench/data/blind.yaml, bench/data/out_of_scope.yaml) get (diagnosis, triage, nothing: a triage on
+an out-of-scope text is a false alarm), and with --verbose every disagreement. (Component labels are the
 blind sets' job: entries carry categories, not components.)
 
 Run: .venv/bin/python bench/triage.py [--verbose]
@@ -48,8 +49,10 @@ def main() -> int:
         print(f"  {stage:9s} {sum(1 for r in sel if r[2] == stage):4d}/{len(sel):<4d}")
     print("components named: " + ", ".join(f"{k} {v}" for k, v in Counter(r[3] for r in rows).most_common()))
     blind = yaml.safe_load((ROOT / "bench/data/blind.yaml").read_text(encoding="utf-8"))
+    oos = yaml.safe_load((ROOT / "bench/data/out_of_scope.yaml").read_text(encoding="utf-8"))
     for label, items in (("blind texts no entry covers", [it for it in blind if it["expected"] == "missing"]),
-                         ("blind out-of-scope texts", [it for it in blind if it["expected"] is None])):
+                         ("blind out-of-scope texts", [it for it in blind if it["expected"] is None]),
+                         ("out_of_scope.yaml texts", oos)):
         reports = [diagnose(text=it["text"]) for it in items]
         tri = [r.triage for r in reports if r.triage is not None]
         print(f"{label}: {len(items)}; diagnosed {sum(1 for r in reports if r.diagnoses)}, triaged {len(tri)}"

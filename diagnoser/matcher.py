@@ -48,12 +48,17 @@ def _sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 
 
-def decisive_text(text: str, hit_lines: set[int]) -> str:
-    """The lines that carry the error: signature hits, else lines that look like errors."""
+def decisive_text(text: str, hit_lines: set[int], raw: str | None = None) -> str:
+    """The lines that carry the error: signature hits, else lines that look like errors, else the
+    last lines. `raw` is the text before its wrappers were stripped (line for line): the wrapper is
+    often what says "error" ([ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find ...)."""
     lines = text.split("\n")
     picked = [lines[i] for i in sorted(hit_lines) if i < len(lines)]
     if not picked:
-        picked = [ln for ln in lines if _DECISIVE.search(ln)][-5:]
+        looks = raw.split("\n") if raw is not None else lines
+        picked = [ln for ln, r in zip(lines, looks) if ln and (_DECISIVE.search(r) or _DECISIVE.search(ln))][-5:]
+    if not picked:
+        picked = [ln for ln in lines if ln][-3:]
     return "\n".join(picked)[-_FUZZY_CHARS:].lower()
 
 
@@ -158,7 +163,7 @@ def score(
     entries = index.entries
     hits = {i: h for i in index.searchable(t.present) if (h := _signature_hits(entries[i], t))[0] > 0}
     hit_lines = {h[2] for h in hits.values() if h[2] is not None}
-    decisive = decisive_text(core, hit_lines) if text else ""
+    decisive = decisive_text(core, hit_lines, text) if text else ""
     # Example similarity is the fallback for wordings no signature knows: scan every example only
     # when no signature speaks with some confidence, else just the matched entries' examples.
     strong = any(h[0] >= 0.5 for h in hits.values())

@@ -130,7 +130,32 @@ def _select_decisive(text: str) -> str:
     return "\n".join(out)
 
 
+# A Windows message in the ANSI code page (GBK on Chinese systems) printed by a binding that
+# escapes the bytes that are not valid UTF-8 (Go's %q, Rust's {:?}, a Python bytes repr): a run
+# of \xNN escapes mixed with the characters that happened to be valid UTF-8.
+_ESCAPED_BYTES = re.compile(r"(?:\\x[89a-fA-F][0-9a-fA-F]|[^\x00-\x7f]){2,}")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _gbk_run(m: re.Match[str]) -> str:
+    run = m.group(0)
+    if run.count("\\x") < 2:
+        return run
+    raw = bytearray()
+    for part in re.findall(r"\\x[0-9a-fA-F]{2}|.", run, re.S):
+        raw += bytes([int(part[2:], 16)]) if len(part) == 4 else part.encode("utf-8")
+    for codec in ("utf-8", "gbk"):  # a bytes repr of UTF-8 text decodes as UTF-8; GBK rarely does
+        try:
+            decoded = raw.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        return decoded if _CJK.search(decoded) else run
+    return run
+
+
 def normalise(text: str) -> str:
+    if "\\x" in text:
+        text = _ESCAPED_BYTES.sub(_gbk_run, text)
     if "&" in text:
         text = _ENTITY.sub(lambda m: html.unescape(m.group(0)), text)
     if "\\\\" in text or '\\"' in text:

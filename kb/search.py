@@ -8,7 +8,8 @@ than wordings:
   also searches the other words of its group at half weight, so `downgrade` reaches the version
   converter's pages and `降级` reaches English text;
 - a phrase bonus: the whole query found as written in a title, category title or summary counts
-  more than its words scattered over a long example.
+  more than its words scattered over a long example; a word of the query's thesaurus group found
+  there counts half as much (`内存不足` finds the page titled "out of memory").
 """
 from __future__ import annotations
 
@@ -124,6 +125,16 @@ def _groups(root: Path) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(str(w) for w in g) for g in yaml.safe_load(path.read_text(encoding="utf-8")) or [])
 
 
+def _synonym_phrases(query: str, root: Path) -> tuple[str, ...]:
+    """The other words of the thesaurus groups that hold the whole query (lower case)."""
+    key = _key(query)
+    out: list[str] = []
+    for group in _groups(root):
+        if any(_key(w) == key for w in group):
+            out.extend(w.lower() for w in group if _key(w) != key and len(w) > 2 and w.lower() not in out)
+    return tuple(out)
+
+
 def search(db: Database, query: str, limit: int = 10) -> list[Hit]:
     """Entries ranked by BM25F-style relevance to query; an entry ID in the query ranks first."""
     weights = _query_weights(query, _thesaurus(Path(db.root)))
@@ -131,6 +142,7 @@ def search(db: Database, query: str, limit: int = 10) -> list[Hit]:
     if not weights or not docs:
         return []
     phrase = query.strip().lower()
+    synonyms = _synonym_phrases(query, Path(db.root))
     per_doc = []
     for d in docs:
         fields = _fields(d, db)
@@ -141,7 +153,10 @@ def search(db: Database, query: str, limit: int = 10) -> list[Hit]:
             length += weight * len(toks)
             for t in toks:
                 tf[t] += weight
-        has_phrase = len(phrase) > 2 and any(phrase in fields[name].lower() for name in _PHRASE_FIELDS)
+        heads = [fields[name].lower() for name in _PHRASE_FIELDS]
+        has_phrase = PHRASE_BONUS if len(phrase) > 2 and any(phrase in h for h in heads) else 0.0
+        if not has_phrase and any(w in h for w in synonyms for h in heads):
+            has_phrase = PHRASE_BONUS * SYNONYM_WEIGHT
         per_doc.append((d, tf, length, has_phrase))
     avg = sum(l for _, _, l, _ in per_doc) / len(per_doc)
     df = Counter(t for _, tf, _, _ in per_doc for t in set(tf) if t in weights)
@@ -155,8 +170,8 @@ def search(db: Database, query: str, limit: int = 10) -> list[Hit]:
             if f:
                 idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
                 s += w * idf * f * (K1 + 1) / (f + K1 * (1 - B + B * length / avg))
-        if s > 0 and has_phrase:
-            s += PHRASE_BONUS
+        if s > 0:
+            s += has_phrase
         if wanted == d.entry.id:
             s += 1000.0
         if s > 0:

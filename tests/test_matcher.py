@@ -51,3 +51,64 @@ def test_facts_are_extracted():
 def test_confidence_is_a_probability():
     report = diagnose(text="Execution type OpenVINOExecutionProvider doesn't support memcpy")
     assert all(0.0 <= d.confidence <= 1.0 for d in (*report.diagnoses, *report.candidates))
+
+
+def test_node_failure_signatures_anchor_on_the_status_not_the_shared_prefix():
+    """'Non-zero status code returned while running X node' is shared by every kernel failure:
+    a signature that stops there makes its entry a candidate for any failure of the op."""
+    from kb import load
+
+    unrelated = ("Non-zero status code returned while running {op} node. Name:'n' Status Message: "
+                 "some failure no entry describes")
+    ops = ["Add", "Mul", "Where", "Concat", "Gather", "TopK", "Resize", "Split", "Conv", "FusedConv",
+           "MatMul", "Reshape", "Relu", "Sigmoid", "BatchNormalization", "MaxPool", "Slice", "Expand"]
+    import re
+
+    loose = []
+    for doc in load(strict=False).documents.values():
+        for sig in doc.entry.signatures:
+            if "Non-zero status code" not in sig.pattern:
+                continue
+            rx = re.compile(sig.pattern, re.I if sig.ignore_case else 0)
+            loose += [f"{doc.entry.id}: {op}" for op in ops if rx.search(unrelated.format(op=op))]
+    assert loose == []
+
+
+def test_an_error_after_the_placement_warning_is_not_the_fallback_entry():
+    # pykeio/ort#94 (DirectML, Rust): the placement warnings, then an empty initialisation error
+    text = "\n".join([
+        "2023-09-26T16:41:23.908269Z  INFO apply_execution_providers: ort::execution_providers: Successfully registered `DmlExecutionProvider`",
+        "2023-09-26T16:41:24.055449Z  INFO ort: Some nodes were not assigned to the preferred execution providers which may or may not have an negative impact on performance. e.g. ORT explicitly assigns shape related ops to CPU to improve perf.",
+        "2023-09-26T16:41:24.055466Z  INFO ort: Rerunning with verbose output on a non-minimal build will show node assignments.",
+        "2023-09-26T16:41:24.257247Z  WARN ort: Exception during initialization: ",
+    ])
+    assert "OT0345" not in [d.id for d in diagnose(text=text).diagnoses]
+    # the warning alone is still the fallback entry
+    assert [d.id for d in diagnose(text="\n".join(text.split("\n")[1:3])).diagnoses][:1] == ["OT0345"]
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("yolov5s.mnn", "OT0400"),        # another framework's file: the extension says so
+    ("model.param", "OT0400"),
+    ("silero_vad.onnx", "OT0162"),    # an .onnx that does not parse: damaged, or a git-lfs pointer
+    ("model", "OT0162"),
+])
+def test_the_path_extension_decides_what_an_unparsable_model_is(tmp_path, name, expected):
+    import onnxruntime as ort
+
+    path = tmp_path / name
+    path.write_bytes(b"\x08\x01\x12\xff\xff\xff not a protobuf")
+    with pytest.raises(Exception) as err:  # the runtime's own words for this file
+        ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    assert "Protobuf parsing failed" in str(err.value)
+    assert diagnose(text=str(err.value)).diagnoses[0].id == expected
+
+
+def test_decisive_text_keeps_a_message_whose_wrapper_said_error():
+    from diagnoser.matcher import decisive_text
+    from diagnoser.text import core_view
+
+    text = "[ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for ConvInteger(10) node with name ''"
+    assert decisive_text(core_view(text), set(), text).startswith("could not find an implementation for convinteger")
+    # with no error word anywhere the last lines are still read (the similarity fallback needs words)
+    assert decisive_text("first line\nsecond line", set()) == "first line\nsecond line"

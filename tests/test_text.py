@@ -123,3 +123,25 @@ def test_binding_and_log_wrappers_are_stripped_from_the_core_view(wrapped):
 ])
 def test_the_core_view_keeps_lines_without_wrappers(line):
     assert core_line(line) == line
+
+
+# yalue/onnxruntime_go#107: Go printed the Chinese Windows message (GBK bytes) with \x escapes
+GO_GBK = ("Exception(1) tid(93ac) 887A0004 ָ\\xb6\\xa8\\xb5\\xc4\\xc9豸\\xbdӿڻ\\xf2\\xb9\\xa6\\xc4ܼ\\xb6\\xb1\\xf0"
+          "\\xd4ڴ\\xcbϵͳ\\xc9ϲ\\xbb\\xca\\xdc֧\\xb3֡\\xa3")
+
+
+def test_escaped_gbk_bytes_are_read_as_chinese():
+    assert normalise(GO_GBK).endswith("887A0004 指定的设备接口或功能级别在此系统上不受支持.")
+    # a Python bytes repr of the same kind of message
+    assert normalise("b'\\xe6\\x89\\xbe\\xe4\\xb8\\x8d\\xe5\\x88\\xb0'") == "b'找不到'"  # UTF-8 bytes
+    assert normalise("b'\\xd5\\xd2\\xb2\\xbb\\xb5\\xbd\\xd6\\xb8\\xb6\\xa8\\xb5\\xc4\\xc4\\xa3\\xbf\\xe9'") == "b'找不到指定的模块'"
+
+
+@pytest.mark.parametrize("raw", [
+    "C:\\xampp\\htdocs\\model.onnx failed",          # a path, not escaped bytes
+    "byte \\xff\\xfe\\xff is not GBK",               # escapes that do not decode
+    "one escape \\xb6 next to 中文",                  # a single escape is left alone
+    "plain 中文 text",
+])
+def test_text_that_is_not_escaped_gbk_is_unchanged(raw):
+    assert normalise(raw) == raw

@@ -45,7 +45,7 @@ def _tri(text: str):
     ("OT0109", "converter", "convert"),  # tf2onnx: Tensorflow op [...] is not supported
     ("OT0110", "converter", "convert"),  # skl2onnx MissingShapeCalculator
     ("OT0359", "quantization", "quantize"),  # quant_pre_process
-    ("OT0302", "onnxruntime", "install"),  # the CUDA provider library does not load
+    ("OT0302", "onnxruntime", "load"),  # the CUDA provider library does not load when the session is made
     ("OT0253", "onnxruntime", "run"),  # Got invalid dimensions
     ("OT0001", "onnxruntime", "load"),  # NOT_IMPLEMENTED: no kernel
 ])

@@ -12,7 +12,7 @@ from typing import Any
 
 from diagnoser.report import Closest, Triage
 from diagnoser.text import _DECISIVE, core_view
-from diagnoser.triage.classify import COMPONENTS, ONNX_FAMILY, STAGES, component_of, stage_of
+from diagnoser.triage.classify import COMPONENTS, STAGES, component_of, is_onnx_family, stage_of
 from diagnoser.triage.extract import extract
 from diagnoser.triage.steps import next_steps
 
@@ -53,7 +53,7 @@ def _closest(ranked: Sequence[Any], index: Any, core: str) -> tuple[Closest, ...
 def triage(text: str, ranked: Sequence[Any] = (), index: Any = None, graph: Any = None) -> Triage | None:
     """The triage of text (normalised, see diagnoser.text.prepare), or None when it is not about
     ONNX. ranked: the matcher's candidates, most likely first; graph: a GraphInfo for --model."""
-    if not text.strip() or not ONNX_FAMILY.search(text):
+    if not text.strip() or not is_onnx_family(text):
         return None
     core = core_view(text)
     lines = _error_lines(core)

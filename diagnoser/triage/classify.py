@@ -2,93 +2,83 @@
 
 A traceback says it best: the outermost frame inside a known package is the tool the user called
 (quantize_static calling onnxruntime is a quantization failure; torch.onnx.export calling the onnx
-checker is an export failure). Without one, the words of the error lines decide, most specific
-first. The vocabulary is fixed (COMPONENTS, STAGES) so that labels can be compared across tools.
+checker is an export failure). Without one, the phrases each component emits decide, most specific
+first: they are data (diagnoser/data/triage_phrases.yaml, each group citing the source its phrases
+come from), so a new component or wording is a line there, not a new regex here. The vocabulary is
+fixed (COMPONENTS, STAGES) so that labels can be compared across tools.
 """
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from diagnoser.datafiles import table
 
 COMPONENTS = ("onnxruntime", "torch.onnx", "onnx", "converter", "quantization", "optimizer", "onnxruntime-web", "install")
 STAGES = ("export", "convert", "quantize", "load", "run", "install")
 
-# Is the text about the ONNX family at all? Without one of these, no triage.
-ONNX_FAMILY = re.compile(
-    r"onnx|\bORT_[A-Z_]{3,}|\bOrt(?:Exception|Run|Session\w*|::)|\bort::|ExecutionProvider|InferenceSession|"
-    r"ShapeInferenceError|TypeInferenceError|\bopset\b|ort-wasm|ort\.(?:min\.)?js|Microsoft\.ML\.OnnxRuntime|"
-    r"Non-zero status code returned|Type parameter \(T\)|of (?:output|input) arg|bound to different types|"
-    r"Could not find an implementation for|\bDirectML\b|\bDML\b|"
-    # the runtime's own phrases that name no package
-    r"Invalid rank for input|Required inputs \(|is missing in 'feeds'|Invalid (?:Feed )?Input Name|Invalid Output Name|"
-    r"indices element out of data bounds|BFCArena|MLDataType|VerifyOutputSizes|AssignNodesToEps|kernel def hash|"
-    r"is not a registered function/op|protobuf parsing failed|No graph was found in the protobuf|Input must be a list of dictionaries|"
-    r"Exception during initialization|Unexpected input data type|Got invalid dimensions|"
-    # the exporters' and converters' own phrases
-    r"TracerWarning|dynamic_axes|export an ONNX|ONNX symbolic|Tensorflow op \[|Unsupported ops: Counter|MissingShapeCalculator|"
-    r"ModelProto|2GiB limit",
-    re.I,
-)
+# the stage a component implies when its group fixes none (onnxruntime and the web runtime: the words)
+_COMPONENT_STAGE = {"install": "install", "torch.onnx": "export", "converter": "convert", "optimizer": "convert",
+                    "quantization": "quantize"}
 
-# Traceback frames: the package a frame's file belongs to.
-_FRAME = re.compile(r"(?:File \"|^\s*at |\bin )([^\"\n]{1,300}?\.(?:py|js|ts|cs|java))\b", re.M)
+
+@dataclass(frozen=True)
+class Group:
+    """One phrase group of the table: the phrases only `component` emits, and what they imply."""
+
+    name: str
+    component: str
+    stage: str | None
+    provider: str | None
+    gate: bool
+    rx: re.Pattern[str]
+
+
+def _alternation(phrases: list[str], words: list[str], patterns: list[str]) -> re.Pattern[str] | None:
+    parts = [re.escape(p) for p in phrases] + [rf"(?<!\w){re.escape(w)}(?!\w)" for w in words] + [f"(?:{p})" for p in patterns]
+    return re.compile("|".join(parts), re.I) if parts else None
+
+
+@lru_cache(maxsize=1)
+def _table() -> tuple[re.Pattern[str], tuple[Group, ...], dict[str, re.Pattern[str]]]:
+    data = table("triage_phrases")
+    groups = []
+    for g in data["groups"]:
+        rx = _alternation(g.get("phrases", []), g.get("words", []), g.get("patterns", []))
+        if rx is None or g["component"] not in COMPONENTS or g.get("stage") not in (None, *STAGES):
+            raise ValueError(f"triage_phrases.yaml: group {g.get('name')!r} is malformed")
+        groups.append(Group(g["name"], g["component"], g.get("stage"), g.get("provider"), g.get("gate", True), rx))
+    gate_parts = [data["family"]["patterns"]] + [[g.rx.pattern] for g in groups if g.gate]
+    family = re.compile("|".join(f"(?:{p})" for part in gate_parts for p in part), re.I)
+    stages = {name: re.compile("|".join(f"(?:{p})" for p in data["stages"][name]), re.I) for name in ("install", "run", "load")}
+    return family, tuple(groups), stages
+
+
+def groups() -> tuple[Group, ...]:
+    """The phrase groups, most specific first (for extract: the provider a group names)."""
+    return _table()[1]
+
+
+def is_onnx_family(text: str) -> bool:
+    """Whether the text is about the ONNX family at all: without one of its words, no triage."""
+    return bool(_table()[0].search(text))
+
+
+# Traceback frames: the package a frame's file belongs to (Python, IPython's `path.py in func(`, JS, Java, C#).
+_FRAME = re.compile(r"(?:File \"|^\s*at |\bin |^)([^\"\n]{1,300}?\.(?:pyc?|js|ts|cs|java))\b(?=[\"\s:(,]|$)", re.M)
 _PACKAGES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("quantization", re.compile(r"onnxruntime[/\\]quantization|neural_compressor|onnxruntime[/\\]tools[/\\]symbolic_shape", re.I)),
     ("optimizer", re.compile(r"onnxsim|onnxslim|onnxoptimizer|onnx_graphsurgeon|onnxruntime[/\\]transformers[/\\](?:optimizer|fusion|onnx_model)|polygraphy", re.I)),
-    ("converter", re.compile(r"tf2onnx|keras2onnx|skl2onnx|paddle2onnx|onnxmltools|onnxconverter_common|onnx_tf|onnx2tf|onnx2torch|hummingbird|jax2onnx|x2paddle|onnx_coreml", re.I)),
-    ("torch.onnx", re.compile(r"torch[/\\](?:onnx|export|_dynamo|_export)|optimum[/\\]exporters|transformers[/\\]onnx", re.I)),
+    ("converter", re.compile(r"tf2onnx|keras2onnx|skl2onnx|paddle2onnx|onnxmltools|onnxconverter_common|onnx_tf|onnx2tf|onnx2torch|onnx2keras|hummingbird|jax2onnx|x2paddle|onnx_coreml|optimum[/\\]exporters|optimum[/\\]commands[/\\]export", re.I)),
+    ("torch.onnx", re.compile(r"torch[/\\](?:onnx|export|_dynamo|_export)|transformers[/\\]onnx", re.I)),
     ("onnx", re.compile(r"[/\\]onnx[/\\](?:checker|shape_inference|version_converter|helper|numpy_helper|external_data_helper|__init__|reference|compose)\.py", re.I)),
-    ("onnxruntime-web", re.compile(r"onnxruntime-web|onnxruntime-node|onnxruntime-react-native|ort(?:\.min|\.webgpu|\.all)?\.m?js", re.I)),
+    ("onnxruntime-web", re.compile(r"onnxruntime-web|onnxruntime-node|onnxruntime-react-native|onnxruntime-common|ort(?:\.min|\.webgpu|\.all)?\.m?js", re.I)),
     ("onnxruntime", re.compile(r"onnxruntime[/\\]capi|onnxruntime_inference_collection|optimum[/\\]onnxruntime", re.I)),
 )
-
-# Words of the error itself, most specific first.
-_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("install", re.compile(
-        r"No module named '?(?:onnx|onnxruntime|tf2onnx|skl2onnx|onnxsim|onnxslim)\b|DLL load failed while importing (?:onnx|onnxruntime)|"
-        r"No matching distribution found for (?:onnx|onnxruntime)|requirement (?:onnx|onnxruntime)|requested API version \[\d+\] is not available|"
-        r"UnsatisfiedLinkError|(?:lib)?onnxruntime[\w.-]*\.(?:so|dylib|dll)[^\n]{0,80}(?:cannot open|not found|image not found|could not be found|Unable to load)|"
-        r"Unable to load (?:DLL|shared library) '?onnxruntime|onnxruntime\w*\.(?:so|dll)[^\n]{0,40}undefined symbol|"
-        r"cannot import name '\w+' from '(?:onnx|onnxruntime)|module '(?:onnx|onnxruntime)' has no attribute", re.I)),
-    ("onnxruntime-web", re.compile(
-        r"onnxruntime-(?:web|node|react-native)|ort-wasm|ort\.(?:min\.)?js|\bwasm\b|WebAssembly|WebGPU|WebGL|WebNN|JsExecutionProvider|"
-        r"no available backend found|backend not found", re.I)),
-    ("quantization", re.compile(
-        r"quantize_(?:dynamic|static|qat)|quant_pre_process|CalibrationDataReader|calibrat(?:e|ion|or)\b|QDQQuantizer|QuantFormat|"
-        r"onnxruntime\.quantization|MatMul(?:4Bits|NBits)Quantizer", re.I)),
-    ("optimizer", re.compile(r"\bonnxsim\b|onnx-simplifier|onnx_simplifier|onnxslim|onnxoptimizer|onnx-optimizer|optimize_model\(", re.I)),
-    ("converter", re.compile(
-        r"tf2onnx|keras2onnx|skl2onnx|sklearn-onnx|paddle2onnx|onnxmltools|onnxconverter[-_]common|convert_float_to_float16|onnx[-_]tf\b|"
-        r"onnx2tf|onnx2torch|hummingbird|jax2onnx|x2paddle|MissingShapeCalculator|Tensorflow op \[", re.I)),
-    ("torch.onnx", re.compile(
-        r"torch\.onnx|torch\.export|torch\._dynamo|aten::|\baten\.\w|symbolic_opset|SymbolicValueError|OnnxExporterError|"
-        r"Exporting the operator|ONNX export|export failure|dynamo_export|TorchExportError|torch\.jit|TracerWarning|ExportedProgram|"
-        r"export an ONNX|ONNX symbolic|symbolic expected|TorchScript graph|prim::|dynamic_axes|dynamic_shapes", re.I)),
-    ("onnx", re.compile(
-        r"onnx\.(?:checker|shape_inference|version_converter|helper|onnx_cpp2py_export)|ShapeInferenceError|TypeInferenceError|"
-        r"ValidationError|version_converter|No Op registered for|check_model|infer_shapes|onnx/defs|onnx\\\\defs|"
-        r"ModelProto exceeds|2GiB limit|Failed to serialize proto|No graph was found in the protobuf|Bad node spec", re.I)),
-    ("onnxruntime", re.compile(
-        r"ONNXRuntimeError|onnxruntime|\bORT_[A-Z_]{3,}|OrtException|Ort::Exception|\bort::|ExecutionProvider|InferenceSession|"
-        r"Non-zero status code|Load model from|Microsoft\.ML\.OnnxRuntime", re.I)),
-)
-
-_RUN = re.compile(
-    r"Invalid rank for input|indices element out of data bounds|BFCArena|relative difference|is missing in 'feeds'|"
-    r"Input must be a list of dictionaries|reshaped to the requested shape|VerifyOutputSizes|Could not create tensor|"
-    r"Non-zero status code returned while running|\.run\(|\bRun\(|OrtRun|RunOptions|Got invalid dimensions|Unexpected input data type|"
-    r"Required inputs? \([^)\n]{0,200}\) (?:is|are) missing|Invalid (?:Feed )?Input Name|Invalid Output Name|data type discovered|"
-    r"_sess\.run|session\.run|sess\.run|\.predict\(|Kernel \"\[|failed to inference|run failed", re.I)
-_INSTALL = re.compile(
-    r"No module named|DLL load failed|No matching distribution|requested API version|UnsatisfiedLinkError|cannot open shared object|"
-    r"Unable to load (?:DLL|shared library)|undefined symbol|pip install|backend not found|no available backend|Illegal instruction|"
-    r"GLIBC_|Failed to load (?:the )?(?:wasm|WebAssembly)|magic word|MIME type|Cannot find module|cannot import name", re.I)
-_CONVERT = re.compile(r"version_converter|convert_version", re.I)
-_SERIALISE = re.compile(r"ModelProto exceeds|2GiB limit|Failed to serialize proto|SerializeToString", re.I)
-_PARSE = re.compile(r"Protobuf parsing failed|No graph was found|ModelProto does not have a graph|external data|Deserialize tensor", re.I)
-# the runtime's provider libraries and the packages that carry them: an installation matter
-_PROVIDER_SETUP = re.compile(
-    r"onnxruntime_providers_(?:cuda|tensorrt|shared|rocm|openvino)|libcudnn|libcublas|cudnn64|cublas(?:Lt)?64|cudart|CUDA_PATH|"
-    r"not in available provider names|subset of available providers|EntryPointNotFound|requested API version", re.I)
+# the onnx checker's own verdict on the model an optimizer was given (onnxsim checks its input first)
+_CHECKER_VERDICT = re.compile(r"(?:onnx_cpp2py_export|onnx)\.checker\.ValidationError", re.I)
+_IMPORT_FAILURE = re.compile(r"No module named|ModuleNotFoundError|DLL load failed|ImportError|cannot import name|Unable to import dependency", re.I)
 
 
 def _outermost_package(text: str) -> str | None:
@@ -100,39 +90,65 @@ def _outermost_package(text: str) -> str | None:
     return None
 
 
+def matching_group(text: str, error_lines: str) -> Group | None:
+    """The first group with a phrase in the error lines, else the first with one in the text."""
+    for scope in (error_lines, text):
+        for g in groups():
+            if g.rx.search(scope):
+                return g
+    return None
+
+
 def component_of(text: str, error_lines: str) -> str:
-    """The component: the outermost known traceback frame, else the error lines' words, else the
-    whole text's words (onnxruntime when only the family is named)."""
+    """The component: the outermost known traceback frame, else the phrase groups (error lines
+    first), else onnxruntime (the family is named and nothing more specific is)."""
     framed = _outermost_package(text)
     if framed:
-        if framed in ("onnxruntime", "onnx") and _WORDS[0][1].search(error_lines):
+        if framed in ("onnxruntime", "onnx") and _IMPORT_FAILURE.search(error_lines):
             return "install"
+        if framed == "optimizer" and _CHECKER_VERDICT.search(error_lines):
+            return "onnx"
         return framed
+    g = matching_group(text, error_lines)
+    return g.component if g else "onnxruntime"
+
+
+_CONVERT = re.compile(r"version_converter|convert_version", re.I)
+_SERIALISE = re.compile(r"ModelProto exceeds|2GiB limit|Failed to serialize proto|SerializeToString", re.I)
+_PARSE = re.compile(
+    r"Protobuf parsing failed|No graph was found|ModelProto does not have a graph|external data|Deserialize tensor|"
+    r"Unable to parse proto from file|external TensorProto|\) should be (?:stored|file) in|does not have an ir_version set", re.I)
+
+
+def _words(text: str, error_lines: str) -> str:
+    """The stage the words say: install, then run, then load, error lines before the whole text."""
+    stages = _table()[2]
+    if stages["install"].search(error_lines):
+        return "install"
     for scope in (error_lines, text):
-        for component, rx in _WORDS:
-            if rx.search(scope):
-                return component
-    return "onnxruntime"
+        if stages["run"].search(scope):
+            return "run"
+        if stages["load"].search(scope):
+            return "load"
+    return "load"
 
 
 def stage_of(component: str, text: str, error_lines: str) -> str:
-    """The stage, from the component and what the error lines say was being done."""
-    if component == "install":
-        return "install"
-    if component == "torch.onnx":
-        return "export"
-    if component in ("converter", "optimizer"):
-        return "convert"
-    if component == "quantization":
-        return "quantize"
+    """The stage, from the component, the group that named it and what the error lines say."""
     if component == "onnx":
         # the entries file checker and shape-inference complaints under the step that made the
         # model (convert); parsing a file is loading it, writing one past 2 GB is exporting it
         if _SERIALISE.search(error_lines):
             return "export"
         return "load" if _PARSE.search(text) and not _CONVERT.search(text) else "convert"
-    if _INSTALL.search(error_lines) or _PROVIDER_SETUP.search(error_lines):
-        return "install"
-    if _RUN.search(error_lines) or _RUN.search(text):
-        return "run"
-    return "load"
+    if component in _COMPONENT_STAGE:
+        if component != "install" and _IMPORT_FAILURE.search(error_lines):
+            return "install"  # importing the tool failed before it could do anything
+        g = matching_group(text, error_lines)
+        if g is not None and g.component == component and g.stage:
+            return g.stage
+        return _COMPONENT_STAGE[component]
+    g = matching_group(text, error_lines)
+    if g is not None and g.component == component and g.stage:
+        return g.stage
+    return _words(text, error_lines)

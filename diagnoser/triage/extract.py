@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from diagnoser import facts as generic
+from diagnoser.triage.classify import groups
 
 # onnxruntime's OrtErrorCode (onnxruntime_c_api.h); the JS and C APIs print the number alone.
 _STATUS_NAMES = {
@@ -92,6 +93,10 @@ def extract(text: str, error_lines: str, component: str) -> dict[str, str]:
         if m:
             name = next(g for g in m.groups() if g)
             out["provider"] = name if m.re is _EP else _PROVIDER_NAMES[name.lower()]
+    if "provider" not in out:
+        named = next((g.provider for g in groups() if g.provider and g.rx.search(text)), None)
+        if named:
+            out["provider"] = named
     binding = next((name for name, rx in _BINDINGS if rx.search(text)), None)
     if binding:
         out["binding"] = binding
