@@ -14,6 +14,8 @@ from diagnoser import audit
 from kb.termtext import cells
 from tests.model_folder import build
 
+pytestmark = pytest.mark.xdist_group("audit")  # one worker builds the module's fixture once
+
 ROOT = Path(__file__).resolve().parents[1]
 COUNT = 13  # one model of each kind in tests.model_folder
 

@@ -17,6 +17,8 @@ import yaml
 from tests.model_folder import binary, build
 from tests.models import BF16
 
+pytestmark = pytest.mark.xdist_group("ci-formats")  # one worker builds the module's fixture once
+
 ROOT = Path(__file__).resolve().parents[1]
 SUBSET = Path(__file__).parent / "data" / "sarif-2.1.0-subset.schema.json"
 

@@ -17,6 +17,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path(shutil.which("chromedriver") or "/usr/bin/chromedriver")
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.xdist_group("site"),  # one worker builds the site once
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (/usr/bin/chromium); CI installs it"),
     pytest.mark.skipif(not CHROMEDRIVER.exists(), reason="needs chromedriver (Debian's chromium-driver)"),
 ]

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.xdist_group("wheel")  # one worker builds the module's fixture once
+
 ROOT = Path(__file__).resolve().parent.parent
 MEMCPY = "Execution type OpenVINOExecutionProvider doesn't support memcpy"
 

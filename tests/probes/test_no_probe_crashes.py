@@ -14,6 +14,8 @@ import pytest
 
 from diagnoser.probes import ProbeContext, environment, run_all, static
 
+pytestmark = pytest.mark.xdist_group("exported-models")  # one worker builds the module's fixture once
+
 PROVIDERS = ("CUDAExecutionProvider", "TensorrtExecutionProvider", "DmlExecutionProvider",
              "OpenVINOExecutionProvider", "CoreMLExecutionProvider", "QNNExecutionProvider")
 
