@@ -12,7 +12,7 @@ from typing import Any
 
 from diagnoser.report import Closest, Triage
 from diagnoser.text import _DECISIVE, core_view
-from diagnoser.triage.classify import COMPONENTS, STAGES, component_of, is_onnx_family, stage_of
+from diagnoser.triage.classify import COMPONENTS, STAGES, component_of, is_onnx_family, matching_group, stage_of
 from diagnoser.triage.extract import extract
 from diagnoser.triage.steps import next_steps
 
@@ -58,8 +58,9 @@ def triage(text: str, ranked: Sequence[Any] = (), index: Any = None, graph: Any 
     core = core_view(text)
     lines = _error_lines(core)
     error_lines = "\n".join(lines)
-    component = component_of(text, error_lines)
-    stage = stage_of(component, text, error_lines)
+    group = matching_group(text, error_lines)  # the phrase table, searched once
+    component = component_of(text, error_lines, group)
+    stage = stage_of(component, text, error_lines, group)
     facts = extract(text, error_lines, component)
     node: dict[str, str] = {}
     if graph is not None and facts.get("node"):

@@ -99,9 +99,9 @@ def matching_group(text: str, error_lines: str) -> Group | None:
     return None
 
 
-def component_of(text: str, error_lines: str) -> str:
-    """The component: the outermost known traceback frame, else the phrase groups (error lines
-    first), else onnxruntime (the family is named and nothing more specific is)."""
+def component_of(text: str, error_lines: str, group: Group | None) -> str:
+    """The component: the outermost known traceback frame, else the matching phrase group
+    (`matching_group`), else onnxruntime (the family is named and nothing more specific is)."""
     framed = _outermost_package(text)
     if framed:
         if framed in ("onnxruntime", "onnx") and _IMPORT_FAILURE.search(error_lines):
@@ -109,8 +109,7 @@ def component_of(text: str, error_lines: str) -> str:
         if framed == "optimizer" and _CHECKER_VERDICT.search(error_lines):
             return "onnx"
         return framed
-    g = matching_group(text, error_lines)
-    return g.component if g else "onnxruntime"
+    return group.component if group else "onnxruntime"
 
 
 _CONVERT = re.compile(r"version_converter|convert_version", re.I)
@@ -133,22 +132,18 @@ def _words(text: str, error_lines: str) -> str:
     return "load"
 
 
-def stage_of(component: str, text: str, error_lines: str) -> str:
-    """The stage, from the component, the group that named it and what the error lines say."""
+def stage_of(component: str, text: str, error_lines: str, group: Group | None) -> str:
+    """The stage, from the component, the phrase group that matched (when it names the same
+    component) and what the error lines say."""
     if component == "onnx":
         # the entries file checker and shape-inference complaints under the step that made the
         # model (convert); parsing a file is loading it, writing one past 2 GB is exporting it
         if _SERIALISE.search(error_lines):
             return "export"
         return "load" if _PARSE.search(text) and not _CONVERT.search(text) else "convert"
+    said = group.stage if group is not None and group.component == component else None
     if component in _COMPONENT_STAGE:
         if component != "install" and _IMPORT_FAILURE.search(error_lines):
             return "install"  # importing the tool failed before it could do anything
-        g = matching_group(text, error_lines)
-        if g is not None and g.component == component and g.stage:
-            return g.stage
-        return _COMPONENT_STAGE[component]
-    g = matching_group(text, error_lines)
-    if g is not None and g.component == component and g.stage:
-        return g.stage
-    return _words(text, error_lines)
+        return said or _COMPONENT_STAGE[component]
+    return said or _words(text, error_lines)
