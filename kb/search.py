@@ -154,16 +154,16 @@ def search(db: Database, query: str, limit: int = 10) -> list[Hit]:
             for t in toks:
                 tf[t] += weight
         heads = [fields[name].lower() for name in _PHRASE_FIELDS]
-        has_phrase = PHRASE_BONUS if len(phrase) > 2 and any(phrase in h for h in heads) else 0.0
-        if not has_phrase and any(w in h for w in synonyms for h in heads):
-            has_phrase = PHRASE_BONUS * SYNONYM_WEIGHT
-        per_doc.append((d, tf, length, has_phrase))
+        bonus = PHRASE_BONUS if len(phrase) > 2 and any(phrase in h for h in heads) else 0.0
+        if not bonus and any(w in h for w in synonyms for h in heads):
+            bonus = PHRASE_BONUS * SYNONYM_WEIGHT
+        per_doc.append((d, tf, length, bonus))
     avg = sum(l for _, _, l, _ in per_doc) / len(per_doc)
     df = Counter(t for _, tf, _, _ in per_doc for t in set(tf) if t in weights)
     n = len(per_doc)
     wanted = normalise_id(query.strip()) if len(query.strip()) <= 8 else None
     hits = []
-    for d, tf, length, has_phrase in per_doc:
+    for d, tf, length, bonus in per_doc:
         s = 0.0
         for t, w in weights.items():
             f = tf.get(t, 0.0)
@@ -171,7 +171,7 @@ def search(db: Database, query: str, limit: int = 10) -> list[Hit]:
                 idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
                 s += w * idf * f * (K1 + 1) / (f + K1 * (1 - B + B * length / avg))
         if s > 0:
-            s += has_phrase
+            s += bonus
         if wanted == d.entry.id:
             s += 1000.0
         if s > 0:
