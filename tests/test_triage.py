@@ -131,3 +131,12 @@ def test_model_lookup_gives_the_named_node_facts(tmp_path):
     assert t.facts["node"] == "/head/Mod" and t.facts["op"] == "Mod" and t.facts["status"] == "FAIL"
     assert t.node["op"] == "Mod" and "fmod=0" in t.node["attributes"]
     assert t.node["input0"].startswith("a: float [2]") and "graph input" in t.node["input0"]
+
+
+@pytest.mark.parametrize("component,stage", [("onnxruntime-web", "load"), ("onnxruntime", "run"), ("onnx", "load"), ("converter", "convert")])
+def test_chinese_next_steps_have_no_english_stand_in_when_the_text_names_no_op(component, stage):
+    from diagnoser.triage.steps import next_steps
+
+    en, zh = next_steps(component, stage, {}, has_model=False)
+    assert any("the failing node" in s or "the converter" in s for s in en)
+    assert not any("the failing node" in s or "the converter" in s for s in zh), zh

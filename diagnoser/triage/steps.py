@@ -9,13 +9,17 @@ from __future__ import annotations
 Step = tuple[str, str]  # (English, Chinese)
 
 
-def _op(facts: dict[str, str]) -> str:
+def _op(facts: dict[str, str]) -> tuple[str, str]:
+    """The op the text named, or words for it when it named none (English, Chinese)."""
     op = facts.get("op")
-    return f"{op}({facts['op_version']})" if op and facts.get("op_version") else (op or "the failing node")
+    if not op:
+        return "the failing node", "出错的节点"
+    named = f"{op}({facts['op_version']})" if facts.get("op_version") else op
+    return named, named
 
 
 def _main(component: str, stage: str, f: dict[str, str], has_model: bool) -> Step:
-    op = _op(f)
+    op, op_zh = _op(f)
     if component == "install":
         return ("Check which package is imported and from where: python -c \"import onnxruntime as o; print(o.__file__, o.__version__, o.get_available_providers())\"; `diagnose --env` probes packages, providers and CUDA libraries.",
                 "检查实际导入的是哪个包、来自哪里：python -c \"import onnxruntime as o; print(o.__file__, o.__version__, o.get_available_providers())\"；`diagnose --env` 会检查已安装的包、执行提供程序和 CUDA 库。")
@@ -24,7 +28,7 @@ def _main(component: str, stage: str, f: dict[str, str], has_model: bool) -> Ste
             return ("Serve the .wasm files of the same onnxruntime-web version as the .js (MIME type application/wasm) or set ort.env.wasm.wasmPaths, and import the bundle that contains the backend you ask for (e.g. onnxruntime-web/webgpu).",
                     "提供与 .js 同一版本 onnxruntime-web 的 .wasm 文件（MIME 类型 application/wasm），或设置 ort.env.wasm.wasmPaths；并导入包含所需后端的包（如 onnxruntime-web/webgpu）。")
         return (f"Create the session with executionProviders: ['wasm']: if it works, {op} fails only in the WebGPU/WebGL backend (operator or type coverage); keep that node on wasm or change its dtype.",
-                f"用 executionProviders: ['wasm'] 创建会话：若能运行，说明 {op} 只在 WebGPU/WebGL 后端失败（算子或类型覆盖不足）；让该节点留在 wasm 上或改变其数据类型。")
+                f"用 executionProviders: ['wasm'] 创建会话：若能运行，说明 {op_zh} 只在 WebGPU/WebGL 后端失败（算子或类型覆盖不足）；让该节点留在 wasm 上或改变其数据类型。")
     if component == "torch.onnx":
         aten = f.get("aten_op")
         other = "dynamo=False (the TorchScript exporter)" if f.get("exporter") == "dynamo" else "dynamo=True (the torch.export-based exporter)"
@@ -35,9 +39,9 @@ def _main(component: str, stage: str, f: dict[str, str], has_model: bool) -> Ste
         return (f"Export a minimal model that reproduces it, then try {other} and the newest PyTorch; put the model in eval() and the example inputs on the CPU.",
                 f"用能复现问题的最小模型导出，再试 {other_zh} 和最新的 PyTorch；导出前调用 eval()，示例输入放在 CPU 上。")
     if component == "converter":
-        conv = f.get("converter", "the converter")
+        conv, conv_zh = (f["converter"],) * 2 if f.get("converter") else ("the converter", "该转换器")
         return (f"Check that {conv} supports the framework version you run (converters lag framework releases): upgrade {conv}, or pin the framework to the newest version it supports, and retry with an explicit opset.",
-                f"确认 {conv} 支持你所用的框架版本（转换器往往落后于框架发布）：升级 {conv}，或把框架固定到它支持的最新版本，并显式指定 opset 重试。")
+                f"确认 {conv_zh} 支持你所用的框架版本（转换器往往落后于框架发布）：升级 {conv_zh}，或把框架固定到它支持的最新版本，并显式指定 opset 重试。")
     if component == "quantization":
         return ("Make sure the float model loads and runs in onnxruntime first, run python -m onnxruntime.quantization.preprocess on it, and check the quantize_* arguments against the installed onnxruntime release (some were renamed or removed).",
                 "先确认浮点模型能在 onnxruntime 中加载并运行，对它执行 python -m onnxruntime.quantization.preprocess，再按已安装的 onnxruntime 版本核对 quantize_* 参数（部分参数已改名或移除）。")
@@ -49,12 +53,12 @@ def _main(component: str, stage: str, f: dict[str, str], has_model: bool) -> Ste
             return ("Re-export at the target opset from the source framework instead of converting the file; if you must convert, go one opset at a time to find the operator that blocks it.",
                     "在源框架中按目标 opset 重新导出，而不是转换文件；若必须转换，逐个 opset 转换以找出阻塞的算子。")
         return (f"Run onnx.checker.check_model(path, full_check=True) and onnx.shape_inference.infer_shapes_path(path, strict_mode=True): the first node they name ({op}) is where the model breaks its operator's rules.",
-                f"运行 onnx.checker.check_model(path, full_check=True) 与 onnx.shape_inference.infer_shapes_path(path, strict_mode=True)：它们指出的第一个节点（{op}）就是违反算子规则之处。")
+                f"运行 onnx.checker.check_model(path, full_check=True) 与 onnx.shape_inference.infer_shapes_path(path, strict_mode=True)：它们指出的第一个节点（{op_zh}）就是违反算子规则之处。")
     if stage == "run":
         look = " Its attributes and inputs are listed above." if has_model else " `diagnose --model MODEL` looks the node up."
         look_zh = "其属性与输入已在上方列出。" if has_model else "`diagnose --model 模型` 会查出该节点的详情。"
         return (f"Compare what you feed with session.get_inputs() (name, dtype, shape), then look at {op}: the error says what about it fails at run time (its input shapes, dtypes or attributes).{look}",
-                f"把输入与 session.get_inputs()（名称、数据类型、形状）逐一比对，再看 {op}：错误说明了它在运行时哪里出错（输入形状、数据类型或属性）。{look_zh}")
+                f"把输入与 session.get_inputs()（名称、数据类型、形状）逐一比对，再看 {op_zh}：错误说明了它在运行时哪里出错（输入形状、数据类型或属性）。{look_zh}")
     if stage == "install":
         return ("Check that the onnxruntime library the program loads is the one it was built for (version, CPU or GPU package, platform); `diagnose --env` lists what is installed.",
                 "确认程序加载的 onnxruntime 库正是它构建时对应的版本（版本号、CPU 或 GPU 包、平台）；`diagnose --env` 会列出已安装的内容。")
