@@ -40,8 +40,12 @@ def _alternation(phrases: list[str], words: list[str], patterns: list[str]) -> r
     return re.compile("|".join(parts), re.I) if parts else None
 
 
+def _either(patterns: list[str]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in patterns), re.I)
+
+
 @lru_cache(maxsize=1)
-def _table() -> tuple[re.Pattern[str], tuple[Group, ...], dict[str, re.Pattern[str]]]:
+def _table() -> tuple[re.Pattern[str], tuple[Group, ...], dict[str, re.Pattern[str]], tuple[re.Pattern[str], re.Pattern[str]]]:
     data = table("triage_phrases")
     groups = []
     for g in data["groups"]:
@@ -50,9 +54,10 @@ def _table() -> tuple[re.Pattern[str], tuple[Group, ...], dict[str, re.Pattern[s
             raise ValueError(f"triage_phrases.yaml: group {g.get('name')!r} is malformed")
         groups.append(Group(g["name"], g["component"], g.get("stage"), g.get("provider"), g.get("gate", True), rx))
     gate_parts = [data["family"]["patterns"]] + [[g.rx.pattern] for g in groups if g.gate]
-    family = re.compile("|".join(f"(?:{p})" for part in gate_parts for p in part), re.I)
-    stages = {name: re.compile("|".join(f"(?:{p})" for p in data["stages"][name]), re.I) for name in ("install", "run", "load")}
-    return family, tuple(groups), stages
+    family = _either([p for part in gate_parts for p in part])
+    stages = {name: _either(data["stages"][name]) for name in ("install", "run", "load")}
+    foreign = (_either(data["foreign"]["patterns"]), _either(data["foreign"]["unless"]))
+    return family, tuple(groups), stages, foreign
 
 
 def groups() -> tuple[Group, ...]:
@@ -61,22 +66,29 @@ def groups() -> tuple[Group, ...]:
 
 
 def is_onnx_family(text: str) -> bool:
-    """Whether the text is about the ONNX family at all: without one of its words, no triage."""
-    return bool(_table()[0].search(text))
+    """Whether the text is about the ONNX family at all: without one of its words, no triage; and
+    not when another framework's backend or tool carries those words (the table's `foreign`)
+    unless the text also names onnxruntime."""
+    family, _, _, (foreign, unless) = _table()
+    if not family.search(text):
+        return False
+    return not foreign.search(text) or bool(unless.search(text))
 
 
 # Traceback frames: the package a frame's file belongs to (Python, IPython's `path.py in func(`, JS, Java, C#).
 _FRAME = re.compile(r"(?:File \"|^\s*at |\bin |^)([^\"\n]{1,300}?\.(?:pyc?|js|ts|cs|java))\b(?=[\"\s:(,]|$)", re.M)
 _PACKAGES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("quantization", re.compile(r"onnxruntime[/\\]quantization|neural_compressor|onnxruntime[/\\]tools[/\\]symbolic_shape", re.I)),
-    ("optimizer", re.compile(r"onnxsim|onnxslim|onnxoptimizer|onnx_graphsurgeon|onnxruntime[/\\]transformers[/\\](?:optimizer|fusion|onnx_model)|polygraphy", re.I)),
+    ("optimizer", re.compile(r"[/\\]onnx[/\\]optimizer\.py|onnxsim|onnxslim|onnxoptimizer|onnx_graphsurgeon|onnxruntime[/\\]transformers[/\\](?:optimizer|fusion|onnx_model)|polygraphy", re.I)),
     ("converter", re.compile(r"tf2onnx|keras2onnx|skl2onnx|paddle2onnx|onnxmltools|onnxconverter_common|onnx_tf|onnx2tf|onnx2torch|onnx2keras|hummingbird|jax2onnx|x2paddle|onnx_coreml|optimum[/\\]exporters|optimum[/\\]commands[/\\]export", re.I)),
     ("torch.onnx", re.compile(r"torch[/\\](?:onnx|export|_dynamo|_export)|transformers[/\\]onnx", re.I)),
     ("onnx", re.compile(r"[/\\]onnx[/\\](?:checker|shape_inference|version_converter|helper|numpy_helper|external_data_helper|__init__|reference|compose)\.py", re.I)),
     ("onnxruntime-web", re.compile(r"onnxruntime-web|onnxruntime-node|onnxruntime-react-native|onnxruntime-common|ort(?:\.min|\.webgpu|\.all)?\.m?js", re.I)),
     ("onnxruntime", re.compile(r"onnxruntime[/\\]capi|onnxruntime_inference_collection|optimum[/\\]onnxruntime", re.I)),
 )
-# the onnx checker's own verdict on the model an optimizer was given (onnxsim checks its input first)
+# the onnx checker's own verdict on the model an optimizer or an ONNX-importing converter was given
+# (onnxsim, and onnx_tf's backend.prepare, check their input first)
+_ONNX_IMPORTER = re.compile(r"onnx_tf|onnx2tf|onnx2torch|onnx2keras|onnx_coreml|x2paddle", re.I)
 _CHECKER_VERDICT = re.compile(r"(?:onnx_cpp2py_export|onnx)\.checker\.ValidationError", re.I)
 _IMPORT_FAILURE = re.compile(r"No module named|ModuleNotFoundError|DLL load failed|ImportError|cannot import name|Unable to import dependency", re.I)
 
@@ -106,7 +118,8 @@ def component_of(text: str, error_lines: str, group: Group | None) -> str:
     if framed:
         if framed in ("onnxruntime", "onnx") and _IMPORT_FAILURE.search(error_lines):
             return "install"
-        if framed == "optimizer" and _CHECKER_VERDICT.search(error_lines):
+        importer = framed == "converter" and _ONNX_IMPORTER.search(text)
+        if (framed == "optimizer" or importer) and _CHECKER_VERDICT.search(error_lines):
             return "onnx"
         return framed
     return group.component if group else "onnxruntime"
