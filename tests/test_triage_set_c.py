@@ -1,0 +1,127 @@
+"""Triage on the tuning set C's texts that no entry explains (bench/data/blind_r3_c.yaml, looked up
+by source), and on errors the installed onnxruntime and node produce here.
+
+Each case names the phrase group or stage words it checks (diagnoser/data/triage_phrases.yaml).
+Negative cases: set C's out-of-scope texts (a DirectML build of PyTorch, TensorRT's own engine
+builder fed an .onnx file) and the parts of real texts that any other program prints get no triage.
+"""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from onnx import TensorProto, helper
+
+from diagnoser.text import prepare
+from diagnoser.triage import triage
+from diagnoser.triage.classify import is_onnx_family
+
+ROOT = Path(__file__).resolve().parent.parent
+SET_C = yaml.safe_load((ROOT / "bench/data/blind_r3_c.yaml").read_text(encoding="utf-8"))
+
+
+def _set_c(source: str) -> str:
+    return next(it["text"] for it in SET_C if it["source"].endswith(source))
+
+
+def _kind(text: str) -> tuple[str, str] | None:
+    t = triage(prepare(text).text)
+    return None if t is None else (t.component, t.stage)
+
+
+@pytest.mark.parametrize(("source", "want"), [
+    # onnxruntime checks the model's shapes and types while loading it (group ort-graph-checks)
+    ("WindVChen/V2M4/issues/5", ("onnxruntime", "load")),  # [ONNXRuntimeError] Node (..) Op (Split) [ShapeInferenceError]
+    ("microsoft/onnxruntime/issues/8505", ("onnxruntime", "load")),  # Node (GatherND_452) Op (GatherND) [ShapeInferenceError]
+    ("microsoft/onnxruntime/issues/1396", ("onnxruntime", "load")),  # Load model from .. failed:[TypeInferenceError]
+    ("microsoft/onnxruntime/issues/10197", ("onnxruntime", "load")),  # Node:x Output:x [ShapeInferenceError] Mismatch
+    ("microsoft/Windows-Machine-Learning/issues/255", ("onnxruntime", "load")),  # LearningModel.LoadFrom.. Unrecognized attribute
+    ("microsoft/onnxruntime-genai/issues/1055", ("onnxruntime", "load")),  # genai_config.json
+    # the stage words: feeding an input, TensorRT's execution context, a linker's missing symbol
+    ("microsoft/onnxruntime/issues/9193", ("onnxruntime", "run")),  # Java: Cannot convert .. to a OnnxTensor
+    ("RapidAI/RapidOCR/issues/11", ("onnxruntime", "run")),  # ExecutionContext::setBindingDimensions
+    ("csukuangfj/onnxruntime-build/issues/18", ("onnxruntime", "install")),  # Undefined symbols for architecture arm64
+    # onnxruntime-web and the JS packages
+    ("microsoft/onnxruntime/issues/18311", ("onnxruntime-web", "run")),  # Tint WGSL on onnxruntime-web's generated shader
+    ("onnxruntime-inference-examples/issues/73", ("onnxruntime-web", "load")),  # reading 'InferenceSession' of undefined
+    ("onnxruntime-inference-examples/issues/188", ("onnxruntime-web", "load")),  # ort.Tensor is not a constructor
+    ("xenova/whisper-web/issues/15", ("onnxruntime-web", "load")),  # transformers.js: Could not locate file: "...onnx"
+    ("microsoft/onnxruntime/issues/23952", ("onnxruntime-web", "install")),  # npm: No matching version found for onnxruntime-common
+    ("microsoft/onnxruntime/issues/19915", ("onnxruntime-web", "install")),  # Parcel: Could not load .. from module 'onnxruntime-web'
+    ("cortexkit/magic-context/issues/402", ("onnxruntime-web", "install")),  # npm error in onnxruntime-node's install script
+    # installation: applications that offer the providers onnxruntime reports, source builds, cgo
+    ("hacksider/Deep-Live-Cam/issues/1278", ("install", "install")),  # --execution-provider: invalid choice: 'directml'
+    ("Fannovel16/comfyui_controlnet_aux/issues/112", ("install", "install")),  # DWPose: Onnxruntime not found
+    ("onnx/onnx/issues/3977", ("install", "install")),  # pip: Command .. failed with error code 1 in /tmp/pip-build-..
+    ("yalue/onnxruntime_go/issues/88", ("install", "install")),  # build constraints exclude all Go files
+    # converters, optimizers, exporters
+    ("onnx/onnxmltools/issues/624", ("converter", "convert")),  # feature names should follow pattern 'f%d'
+    ("DetectionTeamUCAS/FPN_Tensorflow/issues/151", ("converter", "convert")),  # TF GraphDef import, a Chinese paste
+    ("open-mmlab/mmdeploy/issues/746", ("converter", "export")),  # mmdeploy torch2onnx with Call id
+    ("onnx/onnx-tensorflow/issues/374", ("onnx", "convert")),  # onnx_tf's prepare runs the checker on its input
+    ("onnx/keras-onnx/issues/337", ("optimizer", "convert")),  # the legacy onnx.optimizer
+    ("pytorch/pytorch/issues/104700", ("torch.onnx", "export")),  # no attribute 'to_function_proto'
+    ("pytorch/pytorch/issues/47042", ("torch.onnx", "export")),  # jit/serialization/export.cpp assert
+    ("onnx/onnx/issues/3891", ("torch.onnx", "export")),  # checker: experimental ops: ATen (the exporter's fallback)
+])
+def test_set_c_texts_get_their_component_and_stage(source, want):
+    assert _kind(_set_c(source)) == want
+
+
+@pytest.mark.parametrize("case", [it for it in SET_C if not it["labels"]["in_scope"]],
+                         ids=lambda it: it["source"].split("github.com/")[-1])
+def test_set_c_out_of_scope_texts_get_no_triage(case):
+    assert _kind(case["text"]) is None
+
+
+def test_foreign_frameworks_carrying_the_family_words_are_not_onnx_unless_onnxruntime_is_named():
+    # pytorch-directml's command recorder and TensorRT's builder on an .onnx file: not an ONNX component's failure
+    for source in ("microsoft/DirectML/issues/287", "yuvraj108c/ComfyUI-Upscaler-Tensorrt/issues/36"):
+        text = prepare(_set_c(source)).text
+        assert not is_onnx_family(text)
+        assert is_onnx_family(text + "\nonnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError]")
+    # onnxruntime's TensorRT provider quoting the onnx-tensorrt parser stays onnxruntime's
+    assert _kind(_set_c("microsoft/onnxruntime/issues/9364")) == ("onnxruntime", "load")
+
+
+def test_the_lines_other_programs_print_do_not_open_the_family():
+    webgpu = _set_c("microsoft/onnxruntime/issues/18311")
+    dawn_only = "\n".join(ln for ln in webgpu.splitlines() if "inputIndices" not in ln)
+    assert "Tint WGSL" in dawn_only and _kind(dawn_only) is None  # Dawn's validation lines: any WebGPU app's
+    tf_text = _set_c("DetectionTeamUCAS/FPN_Tensorflow/issues/151")
+    tf_only = tf_text.splitlines()[-1]
+    assert "GraphDef" in tf_only and _kind(tf_only) is None  # TensorFlow's importer alone says nothing of ONNX
+    whisper = _set_c("xenova/whisper-web/issues/15").replace("/onnx/model.onnx", "/config.json")
+    assert _kind(whisper) is None  # transformers.js fetching a config: not ONNX yet
+
+
+def test_installed_onnxruntime_shape_inference_at_load_is_onnxruntime_load():
+    ort = pytest.importorskip("onnxruntime")
+    node = helper.make_node("GatherND", ["data", "idx"], ["y"], name="gnd")
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("data", TensorProto.FLOAT, [2, 2]),
+                                            helper.make_tensor_value_info("idx", TensorProto.INT64, [1, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    with pytest.raises(Exception) as err:
+        ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    message = f"{type(err.value).__module__}.{type(err.value).__name__}: {err.value}"
+    assert "[ShapeInferenceError]" in message
+    t = triage(prepare(message).text)
+    assert t is not None and (t.component, t.stage) == ("onnxruntime", "load")
+    assert t.facts.get("node") == "gnd" and t.facts.get("op") == "GatherND"
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_v8_type_errors_name_onnxruntime_web_only_on_its_api():
+    script = ("for (const f of [() => { const ort = {}; new ort.Tensor('float32', [0], [1]) },"
+              " () => { const ort = undefined; ort.InferenceSession },"
+              " () => { const tf = {}; new tf.Tensor([0]) }]) { try { f() } catch (e) { console.log(String(e)) } }")
+    out = subprocess.run(["node", "-e", script], capture_output=True, text=True, timeout=60, check=True).stdout.splitlines()
+    assert out[0] == "TypeError: ort.Tensor is not a constructor"
+    assert _kind(out[0]) == ("onnxruntime-web", "load")
+    assert out[1] == "TypeError: Cannot read properties of undefined (reading 'InferenceSession')"
+    assert _kind(out[1]) == ("onnxruntime-web", "load")
+    assert out[2] == "TypeError: tf.Tensor is not a constructor" and _kind(out[2]) is None
