@@ -125,3 +125,34 @@ def test_v8_type_errors_name_onnxruntime_web_only_on_its_api():
     assert out[1] == "TypeError: Cannot read properties of undefined (reading 'InferenceSession')"
     assert _kind(out[1]) == ("onnxruntime-web", "load")
     assert out[2] == "TypeError: tf.Tensor is not a constructor" and _kind(out[2]) is None
+
+
+@pytest.fixture(scope="module")
+def examples() -> dict[str, list[str]]:
+    from kb import load
+
+    return {eid: [ex.text for ex in d.entry.examples] for eid, d in load(strict=False).documents.items()}
+
+
+@pytest.mark.parametrize(("entry", "n", "want"), [
+    ("OT0909", 1, ("onnxruntime-web", "load")),  # ortWasmThreaded is not defined (onnxruntime-web's wasm module)
+    ("OT0302", 4, ("onnxruntime", "load")),  # CUDA_PATH is set but CUDA wasn't able to be loaded (provider creation)
+    ("OT0345", 1, ("onnxruntime", "load")),  # INFO ort: Some nodes were not assigned to the preferred execution providers
+])
+def test_entry_examples_with_the_runtime_s_own_phrases(examples, entry, n, want):
+    assert _kind(examples[entry][n]) == want, examples[entry][n][:200]
+
+
+def test_installed_onnx_merge_models_ir_mismatch_is_onnx():
+    from onnx import compose
+
+    def model(ir: int):
+        graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+        return helper.make_model(graph, ir_version=ir, opset_imports=[helper.make_opsetid("", 13)])
+
+    with pytest.raises(ValueError) as err:
+        compose.merge_models(model(8), model(9), io_map=[("y", "x")])
+    assert "Both models should have the same IR version" in str(err.value)
+    assert _kind(f"ValueError: {err.value}") == ("onnx", "convert")
