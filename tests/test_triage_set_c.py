@@ -71,6 +71,16 @@ def test_set_c_texts_get_their_component_and_stage(source, want):
     assert _kind(_set_c(source)) == want
 
 
+def test_a_pipeline_s_wrapper_line_yields_to_the_step_s_own_error():
+    # mmdeploy's "`mmdeploy.apis.pytorch2onnx.torch2onnx` with Call id: 0 failed." alone: its export step
+    assert _kind(_set_c("open-mmlab/mmdeploy/issues/746")) == ("converter", "export")
+    # the same line after the tracer's own error (tuning set A): the exporter raised it
+    set_a = yaml.safe_load((ROOT / "bench/data/blind_r3_a.yaml").read_text(encoding="utf-8"))
+    text = next(it["text"] for it in set_a if it["source"].endswith("open-mmlab/mmdeploy/issues/2102"))
+    assert "with Call id: 0 failed" in text
+    assert _kind(text) == ("torch.onnx", "export")
+
+
 @pytest.mark.parametrize("case", [it for it in SET_C if not it["labels"]["in_scope"]],
                          ids=lambda it: it["source"].split("github.com/")[-1])
 def test_set_c_out_of_scope_texts_get_no_triage(case):
@@ -156,3 +166,11 @@ def test_installed_onnx_merge_models_ir_mismatch_is_onnx():
         compose.merge_models(model(8), model(9), io_map=[("y", "x")])
     assert "Both models should have the same IR version" in str(err.value)
     assert _kind(f"ValueError: {err.value}") == ("onnx", "convert")
+
+
+@pytest.mark.parametrize(("entry", "n"), [
+    ("OT0857", 1),  # RuntimeError: Error when binding input: ... (the Python IOBinding)
+    ("OT0911", 0),  # CUDA failure 700: an illegal memory access was encountered
+])
+def test_binding_a_run_s_inputs_and_kernel_launch_failures_are_run(examples, entry, n):
+    assert _kind(examples[entry][n]) == ("onnxruntime", "run"), examples[entry][n][:200]

@@ -33,6 +33,7 @@ class Group:
     provider: str | None
     gate: bool
     rx: re.Pattern[str]
+    wrapper: bool = False
 
 
 def _alternation(phrases: list[str], words: list[str], patterns: list[str]) -> re.Pattern[str] | None:
@@ -52,7 +53,8 @@ def _table() -> tuple[re.Pattern[str], tuple[Group, ...], dict[str, re.Pattern[s
         rx = _alternation(g.get("phrases", []), g.get("words", []), g.get("patterns", []))
         if rx is None or g["component"] not in COMPONENTS or g.get("stage") not in (None, *STAGES):
             raise ValueError(f"triage_phrases.yaml: group {g.get('name')!r} is malformed")
-        groups.append(Group(g["name"], g["component"], g.get("stage"), g.get("provider"), g.get("gate", True), rx))
+        groups.append(Group(g["name"], g["component"], g.get("stage"), g.get("provider"), g.get("gate", True), rx,
+                            g.get("wrapper", False)))
     gate_parts = [data["family"]["patterns"]] + [[g.rx.pattern] for g in groups if g.gate]
     family = _either([p for part in gate_parts for p in part])
     stages = {name: _either(data["stages"][name]) for name in ("install", "run", "load")}
@@ -103,11 +105,13 @@ def _outermost_package(text: str) -> str | None:
 
 
 def matching_group(text: str, error_lines: str) -> Group | None:
-    """The first group with a phrase in the error lines, else the first with one in the text."""
-    for scope in (error_lines, text):
-        for g in groups():
-            if g.rx.search(scope):
-                return g
+    """The first group with a phrase in the error lines, else the first with one in the text; a
+    wrapper's line (a pipeline saying its step failed) only when nothing else in the text is known."""
+    for wrappers in (False, True):
+        for scope in (error_lines, text):
+            for g in groups():
+                if g.wrapper == wrappers and g.rx.search(scope):
+                    return g
     return None
 
 
