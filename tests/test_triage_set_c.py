@@ -174,3 +174,10 @@ def test_installed_onnx_merge_models_ir_mismatch_is_onnx():
 ])
 def test_binding_a_run_s_inputs_and_kernel_launch_failures_are_run(examples, entry, n):
     assert _kind(examples[entry][n]) == ("onnxruntime", "run"), examples[entry][n][:200]
+
+
+def test_a_run_stopped_by_its_terminate_flag_is_run():
+    # pykeio/ort src/session: Session::terminate's doc test asserts this text (Error::SessionRun wrapping
+    # onnxruntime's own message, which the onnxruntime 1.32.0 binary holds)
+    text = "Failed to run inference on model: Exiting due to terminate flag being set to true."
+    assert _kind(text) == ("onnxruntime", "run")
