@@ -73,7 +73,9 @@ def test_set_c_texts_get_their_component_and_stage(source, want):
 
 def test_a_pipeline_s_wrapper_line_yields_to_the_step_s_own_error():
     # mmdeploy's "`mmdeploy.apis.pytorch2onnx.torch2onnx` with Call id: 0 failed." alone: its export step
-    assert _kind(_set_c("open-mmlab/mmdeploy/issues/746")) == ("converter", "export")
+    t = triage(prepare(_set_c("open-mmlab/mmdeploy/issues/746")).text)
+    assert t is not None and (t.component, t.stage) == ("converter", "export")
+    assert t.facts.get("converter") == "mmdeploy"  # the next step names the tool, not "the converter"
     # the same line after the tracer's own error (tuning set A): the exporter raised it
     set_a = yaml.safe_load((ROOT / "bench/data/blind_r3_a.yaml").read_text(encoding="utf-8"))
     text = next(it["text"] for it in set_a if it["source"].endswith("open-mmlab/mmdeploy/issues/2102"))

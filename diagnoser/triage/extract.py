@@ -64,7 +64,7 @@ _DYNAMO = re.compile(r"dynamo=True|dynamo_export|torch\._dynamo|torch\.export|to
 _TORCHSCRIPT = re.compile(r"torch/onnx/utils\.py|torch\\onnx\\utils\.py|symbolic_opset|_jit_pass|TorchScript|torch\.jit|_run_symbolic_function|SymbolicValueError|UnsupportedOperatorError|TracerWarning|dynamo=False", re.I)
 _CONVERTERS = re.compile(
     r"\b(tf2onnx|keras2onnx|skl2onnx|sklearn-onnx|paddle2onnx|onnxmltools|onnxconverter[-_]common|onnx[-_]tf|onnx2tf|onnx2torch|"
-    r"hummingbird|jax2onnx|x2paddle|onnx-coreml|onnxsim|onnxslim|onnxoptimizer)\b", re.I)
+    r"hummingbird|jax2onnx|x2paddle|onnx-coreml|onnxsim|onnxslim|onnxoptimizer|mmdeploy|optimum)\b", re.I)
 
 
 def _status(text: str) -> str | None:
