@@ -183,3 +183,13 @@ def test_a_run_stopped_by_its_terminate_flag_is_run():
     # onnxruntime's own message, which the onnxruntime 1.32.0 binary holds)
     text = "Failed to run inference on model: Exiting due to terminate flag being set to true."
     assert _kind(text) == ("onnxruntime", "run")
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
+def test_a_program_not_linked_with_onnxruntime_is_its_installation(tmp_path):
+    src = tmp_path / "t.c"
+    src.write_text("extern const void* OrtGetApiBase(void);\nint main(void) { return OrtGetApiBase() != 0; }\n")
+    out = subprocess.run(["gcc", str(src), "-o", str(tmp_path / "t")], capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0 and "undefined reference to `OrtGetApiBase'" in out.stderr
+    assert _kind(out.stderr) == ("onnxruntime", "install")
+    assert _kind(out.stderr.replace("OrtGetApiBase", "png_create_read_struct")) is None  # another library's symbol
