@@ -193,3 +193,17 @@ def test_a_program_not_linked_with_onnxruntime_is_its_installation(tmp_path):
     assert out.returncode != 0 and "undefined reference to `OrtGetApiBase'" in out.stderr
     assert _kind(out.stderr) == ("onnxruntime", "install")
     assert _kind(out.stderr.replace("OrtGetApiBase", "png_create_read_struct")) is None  # another library's symbol
+
+
+@pytest.mark.parametrize(("entry", "n", "want"), [
+    ("OT0530", 2, ("install", "install")),  # onnxruntime/capi frame warning: Cannot load onnxruntime.capi (GLIBCXX)
+    ("OT0356", 1, ("install", "install")),  # onnxruntime/__init__.py frames under NumPy 2's ABI refusal
+    ("OT0967", 0, ("torch.onnx", "export")),  # onnxscript's version converter inside the dynamo exporter
+])
+def test_package_frames_failing_to_load_are_its_installation(examples, entry, n, want):
+    assert _kind(examples[entry][n]) == want, examples[entry][n][:200]
+
+
+def test_a_tool_s_source_build_failing_in_cmake_is_installation(examples):
+    text = examples["OT0631"][3]  # onnxsim built from source: CalledProcessError: Command '['.../cmake', ...]'
+    assert "CalledProcessError: Command '['" in text and _kind(text) == ("install", "install")

@@ -120,8 +120,8 @@ def component_of(text: str, error_lines: str, group: Group | None) -> str:
     (`matching_group`), else onnxruntime (the family is named and nothing more specific is)."""
     framed = _outermost_package(text)
     if framed:
-        if framed in ("onnxruntime", "onnx") and _IMPORT_FAILURE.search(error_lines):
-            return "install"
+        if framed in ("onnxruntime", "onnx") and (_IMPORT_FAILURE.search(error_lines) or (group and group.component == "install")):
+            return "install"  # the package's own frames, failing to import or load its native library
         importer = framed == "converter" and _ONNX_IMPORTER.search(text)
         if (framed == "optimizer" or importer) and _CHECKER_VERDICT.search(error_lines):
             return "onnx"
