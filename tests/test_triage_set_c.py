@@ -207,3 +207,13 @@ def test_package_frames_failing_to_load_are_its_installation(examples, entry, n,
 def test_a_tool_s_source_build_failing_in_cmake_is_installation(examples):
     text = examples["OT0631"][3]  # onnxsim built from source: CalledProcessError: Command '['.../cmake', ...]'
     assert "CalledProcessError: Command '['" in text and _kind(text) == ("install", "install")
+
+
+def test_protobuf_refusing_a_value_for_an_onnx_proto_field_is_a_converter_building_nodes(examples):
+    import onnx
+
+    with pytest.raises(TypeError) as err:
+        onnx.AttributeProto().i = True  # what a converter writing a bool attribute meets with protobuf 7
+    assert "Field onnx.AttributeProto.i: Expected" in str(err.value)
+    assert _kind(f"TypeError: {err.value}") == ("converter", "convert")
+    assert _kind(examples["OT0604"][2]) == ("converter", "convert")  # the protobuf 5/6 warning wording
