@@ -217,3 +217,12 @@ def test_protobuf_refusing_a_value_for_an_onnx_proto_field_is_a_converter_buildi
     assert "Field onnx.AttributeProto.i: Expected" in str(err.value)
     assert _kind(f"TypeError: {err.value}") == ("converter", "convert")
     assert _kind(examples["OT0604"][2]) == ("converter", "convert")  # the protobuf 5/6 warning wording
+
+
+def test_an_installation_step_for_another_binding_is_not_python_s():
+    t = triage(prepare(_set_c("yalue/onnxruntime_go/issues/88")).text)  # Go: build constraints exclude all Go files
+    assert t is not None and t.facts.get("binding") == "Go"
+    assert "python -c" not in t.next_steps[0] and "Go binding" in t.next_steps[0]
+    assert "Go 绑定" in t.next_steps_zh[0]
+    py = triage(prepare(_set_c("onnx/onnx/issues/3977")).text)  # pip building onnx from source
+    assert py is not None and py.component == "install" and "python -c" in py.next_steps[0]

@@ -20,6 +20,10 @@ def _op(facts: dict[str, str]) -> tuple[str, str]:
 
 def _main(component: str, stage: str, f: dict[str, str], has_model: bool) -> Step:
     op, op_zh = _op(f)
+    if component == "install" and f.get("binding") not in (None, "Python"):
+        b = f["binding"]
+        return (f"Check the onnxruntime native library the {b} binding loads or links: present, built for this OS and CPU architecture, and the version the binding expects (point the binding at it explicitly where it allows); a source build also needs its toolchain (a C compiler for cgo, CMake).",
+                f"检查 {b} 绑定加载或链接的 onnxruntime 原生库：是否存在、是否为当前操作系统和 CPU 架构构建、版本是否符合该绑定的要求（绑定允许时显式指定其路径）；从源码构建还需要相应的工具链（cgo 需要 C 编译器，或 CMake）。")
     if component == "install":
         return ("Check which package is imported and from where: python -c \"import onnxruntime as o; print(o.__file__, o.__version__, o.get_available_providers())\"; `diagnose --env` probes packages, providers and CUDA libraries.",
                 "检查实际导入的是哪个包、来自哪里：python -c \"import onnxruntime as o; print(o.__file__, o.__version__, o.get_available_providers())\"；`diagnose --env` 会检查已安装的包、执行提供程序和 CUDA 库。")
