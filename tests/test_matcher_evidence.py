@@ -49,9 +49,10 @@ def test_an_unfed_input_from_a_binding_is_still_diagnosed():
     assert _ids(_error(unfed, {"x": np.ones((1, 4), np.float32)}))[0][:1] == ["OT0260"]
     # https://github.com/microsoft/onnxruntime/issues/18417 (sid=None passed for a graph input)
     vits = ("RuntimeException: [ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : Non-zero status code returned while running "
-            "Gather node. Name:'/emb_g/Gather' Status Message: /onnxruntime_src/include/onnxruntime/core/framework/"
-            "op_kernel_context.h:42 const T* onnxruntime::OpKernelContext::Input(int) const [with T = onnxruntime::Tensor] "
-            "Missing Input: sid")
+            "Gather node. Name:'/emb_g/Gather' Status Message: [/onnxruntime_src/include/onnxruntime/core/framework/"
+            "op_kernel_context.h:42](https://vscode-remote+ssh-002dremote-002b164-002e152-002e106-002e155.vscode-resource."
+            "vscode-cdn.net/onnxruntime_src/include/onnxruntime/core/framework/op_kernel_context.h:42) const T* "
+            "onnxruntime::OpKernelContext::Input(int) const [with T = onnxruntime::Tensor] Missing Input: sid")
     assert _ids(vits)[0][:1] == ["OT0260"]
 
 
@@ -116,7 +117,8 @@ def test_the_shared_provider_bridge_failing_to_load_is_the_native_library_entry(
 
 def test_squeeze_rejected_by_shape_inference_at_load_is_not_the_run_time_squeeze_entry():
     axes = numpy_helper.from_array(np.array([1], np.int64), "axes")
-    squeeze = _model([helper.make_node("Squeeze", ["x", "axes"], ["y"], name="Squeeze_7")], [_vi("x", [1, 768])], [_vi("y", None)], [axes], 13)
+    squeeze = _model([helper.make_node("Squeeze", ["x", "axes"], ["y"], name="Squeeze_7")],
+                     [_vi("x", [1, 768])], [_vi("y", None)], [axes], 13)
     text = _error(squeeze, {})
     assert "[ShapeInferenceError] Dimension of input 1 must be 1 instead of 768" in text
     assert "OT0900" not in _ids(text)[0]
