@@ -184,8 +184,9 @@ def score(
         e = ce.entry
         sim = similarity.get(pos, 0.0)
         cand = Candidate(compiled=ce, facts=dict(facts), line=line, evidence=list(evidence))
+        sim_term = max(-0.5, min(0.6, 2.0 * (sim - 0.7))) if sig > 0 else 0.0
         if sig > 0:
-            logit = _logit(sig) + max(-0.5, min(0.6, 2.0 * (sim - 0.7)))
+            logit = _logit(sig) + sim_term
         else:
             prior = 0.6 * max(0.0, (sim - 0.6) / 0.4) ** 2
             logit = _logit(prior) if prior > 0 else -9.0
@@ -193,12 +194,18 @@ def score(
             cand.evidence.append(Evidence("example", f"text resembles a known example ({sim:.0%} similar)", round(sim, 2),
                                           detail_zh=f"与一条已知示例相似（{sim:.0%}）"))
         if text and sig > 0:  # context moves entries a signature supports; it never makes one alone
+            refuted = False
             for pattern, weight in ce.context:
                 hit = re.search(pattern, text, re.I)  # re's own cache compiles each pattern once
                 if hit:
                     logit += 2.0 * weight
+                    refuted = refuted or weight < 0
                     said = " ".join(hit.group(0).split())[:60]
                     cand.evidence.append(Evidence("context", f'the text mentions "{said}"', weight, detail_zh=f'文本提到 "{said}"'))
+            if refuted:
+                # A phrase that speaks against the entry outweighs looking like its examples: the
+                # likeness is mostly the shared wrapper (the same binding, the same kernel prefix).
+                logit -= max(0.0, sim_term)
         for pset in e.provider_sets:
             if set(pset) <= given:
                 logit = max(logit, _logit(0.85)) + (2.0 if sig > 0 else 0.0)
