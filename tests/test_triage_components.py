@@ -141,3 +141,19 @@ def test_the_checker_s_verdict_in_an_importer_s_traceback_is_onnx_in_an_exporter
 ])
 def test_texts_sharing_a_word_with_these_rules_but_not_about_onnx_get_no_triage(text):
     assert _kind(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    # microsoft/onnxruntime#8177 (OT0506's example): the bridge library, not a provider, failed to load
+    "2021-06-28 18:09:32.6703074 [E:onnxruntime:test, provider_bridge_ort.cc:902 "
+    "onnxruntime::ProviderSharedLibrary::Ensure] Failed to load library, error code: 126",
+    # microsoft/onnxruntime#8111 (OT0506's example): the Python module's warning after it
+    "2021-06-21 20:40:26.585217320 [W:onnxruntime:Default, onnxruntime_pybind_state.cc:1615 "
+    "pybind11_init_onnxruntime_pybind11_state] Init provider bridge failed.",
+])
+def test_the_provider_bridge_missing_is_an_incomplete_installation(text):
+    assert _kind(text) == ("install", "install")
+    # a provider's own library failing to load is the provider's setup, at load (group ort-provider-library)
+    cuda = ("[E:onnxruntime:Default, provider_bridge_ort.cc:1022 onnxruntime::ProviderLibrary::Get] LoadLibrary failed "
+            "with error 126 \"\" when trying to load \"C:\\\\onnxruntime\\\\capi\\\\onnxruntime_providers_cuda.dll\"")
+    assert _kind(cuda) == ("onnxruntime", "load")

@@ -71,7 +71,10 @@ def triage(text: str, ranked: Sequence[Any] = (), index: Any = None, graph: Any 
         return None
     core = core_view(text)
     lines = _error_lines(core)
-    error_lines = "\n".join(lines)
+    # the error lines as logged: the log prefix core_view strips names the function that failed
+    # (ProviderSharedLibrary::Ensure, sequential_executor.cc ExecuteKernel), evidence on the same line
+    logged = [ln for ln in text.split("\n") if any(e.strip() and e.strip() in ln and e.strip() != ln.strip() for e in lines)]
+    error_lines = "\n".join(dict.fromkeys(lines + logged))
     group = matching_group(text, error_lines)  # the phrase table, searched once
     component = component_of(text, error_lines, group)
     stage = stage_of(component, text, error_lines, group)
