@@ -157,3 +157,16 @@ def test_the_provider_bridge_missing_is_an_incomplete_installation(text):
     cuda = ("[E:onnxruntime:Default, provider_bridge_ort.cc:1022 onnxruntime::ProviderLibrary::Get] LoadLibrary failed "
             "with error 126 \"\" when trying to load \"C:\\\\onnxruntime\\\\capi\\\\onnxruntime_providers_cuda.dll\"")
     assert _kind(cuda) == ("onnxruntime", "load")
+
+
+def test_the_checker_s_ir_version_rule_is_onnx_s_own():
+    import onnx
+    from onnx import helper
+
+    model = helper.make_model(helper.make_graph([], "g", [], []), opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 2
+    with pytest.raises(onnx.checker.ValidationError) as err:
+        onnx.checker.check_model(model)
+    text = f"onnx.onnx_cpp2py_export.checker.ValidationError: {err.value}"
+    assert "cannot have opset_import specified" in text
+    assert _kind(text.split(": ", 1)[1]) == ("onnx", "convert")  # the checker's words alone (group onnx-checker)
