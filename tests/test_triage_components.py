@@ -135,6 +135,11 @@ def test_the_checker_s_verdict_in_an_importer_s_traceback_is_onnx_in_an_exporter
     "[ ERROR ]  Cannot infer shapes or values for node \"If_38\".\n"
     "[ ERROR ]  There is no registered \"infer\" function for node \"If_38\" with op = \"If\". Please implement this "
     "function in the extensions.\n[ ERROR ]  It can happen due to bug in custom shape infer function <UNKNOWN>.",
+    # dusty-nv/jetson-inference#1870: its model-file message for a UFF model (group converter-jetson-model-file
+    # only names the component of a text already about an ONNX file)
+    "error:  model file 'networks/SSD-Mobilenet-v2/ssd_mobilenet_v2_coco.uff' was not found.\n"
+    "        if loading a built-in model, maybe it wasn't downloaded before.\n\n"
+    "[TRT]    detectNet -- failed to initialize.",
     # pip 26.3 here, on a wheel built for another platform (a package of no ONNX family)
     "Looking in links: /opt/wheels\n"
     "ERROR: tensorflow-2.15.0-cp38-cp38-win_amd64.whl is not a supported wheel on this platform.",
