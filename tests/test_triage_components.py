@@ -175,3 +175,18 @@ def test_the_checker_s_ir_version_rule_is_onnx_s_own():
     text = f"onnx.onnx_cpp2py_export.checker.ValidationError: {err.value}"
     assert "cannot have opset_import specified" in text
     assert _kind(text.split(": ", 1)[1]) == ("onnx", "convert")  # the checker's words alone (group onnx-checker)
+
+
+def test_a_frame_in_onnxscript_s_optimizer_names_the_optimizer():
+    import traceback
+
+    import onnxscript.optimizer
+
+    try:
+        onnxscript.optimizer.optimize(42)  # not a model: the installed optimizer's own assertion
+    except AssertionError:
+        text = traceback.format_exc()
+    else:  # pragma: no cover - a release that accepts anything
+        pytest.skip("this onnxscript release does not check its input")
+    assert "onnxscript/optimizer" in text.replace("\\", "/")
+    assert _kind(text) == ("optimizer", "convert")
