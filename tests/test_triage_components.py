@@ -190,3 +190,23 @@ def test_a_frame_in_onnxscript_s_optimizer_names_the_optimizer():
         pytest.skip("this onnxscript release does not check its input")
     assert "onnxscript/optimizer" in text.replace("\\", "/")
     assert _kind(text) == ("optimizer", "convert")
+
+
+def test_the_second_half_of_a_node_s_run_failure_still_says_run():
+    import numpy as np
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Reshape", ["x", "s"], ["y"], name="r")], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [helper.make_tensor("s", TensorProto.INT64, [2], [2, 3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    with pytest.raises(Exception) as err:
+        sess.run(None, {"x": np.zeros(5, np.float32)})
+    message = str(err.value)
+    assert "Non-zero status code returned while running Reshape node" in message
+    tail = message[message.index("Status Message: "):]  # what a paste keeps when the first half scrolled away
+    assert "onnxruntime" in tail and _kind(tail) == ("onnxruntime", "run")
