@@ -210,3 +210,12 @@ def test_the_second_half_of_a_node_s_run_failure_still_says_run():
     assert "Non-zero status code returned while running Reshape node" in message
     tail = message[message.index("Status Message: "):]  # what a paste keeps when the first half scrolled away
     assert "onnxruntime" in tail and _kind(tail) == ("onnxruntime", "run")
+
+
+def test_tract_s_typing_pass_on_an_onnx_file_is_a_converter():
+    # arition/torch-js#15: tractjs (tract compiled for JS) loading an ONNX file (group converter-onnx-importers-weak)
+    text = ('const model = await tractjs.load("qa_model.onnx", {\n'
+            'Error {\n    context: "Translating node #32 \\"NonZero_16\\" NonZero ToTypedTranslator",\n'
+            '    source: "Node #32 \\"NonZero_16\\" NonZero can not be typed",\n}')
+    assert _kind(text) == ("converter", "convert")
+    assert _kind(text.replace('tractjs.load("qa_model.onnx", {', "tractjs.load(path, {")) is None  # no word of ONNX
