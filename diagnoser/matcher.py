@@ -95,15 +95,25 @@ def _search(sig: CompiledSignature, t: _Text) -> tuple[re.Match[str] | None, int
     return None, -1
 
 
-_NO_HIT: tuple[float, dict[str, str], None, list[Evidence]] = (0.0, {}, None, [])
+_NO_HIT: tuple[float, dict[str, str], None, list[Evidence], set[int]] = (0.0, {}, None, [], set())
+
+# A log line at warning level. A warning the run went on after is not the diagnosis of an error
+# that another entry's signature explains on another line: at most a candidate beside it.
+_WARNING_LINE = re.compile(r"\[W:onnxruntime|^W\d{4} |\bUserWarning\b|^\W{0,3}WARN(?:ING)?\b|warnings\.warn\(")
 
 
-def _signature_hits(ce: CompiledEntry, t: _Text) -> tuple[float, dict[str, str], int | None, list[Evidence]]:
+def _is_warning(text_lines: list[str], i: int) -> bool:
+    return i < len(text_lines) and bool(_WARNING_LINE.search(text_lines[i]))
+
+
+def _signature_hits(ce: CompiledEntry, t: _Text) -> tuple[float, dict[str, str], int | None, list[Evidence], set[int]]:
     best, facts, line, evidence = 0.0, {}, None, []
+    lines: set[int] = set()
     for sig in ce.signatures:
         m, at = _search(sig, t)
         if not m:
             continue
+        lines.add(at)
         found = {k: v for k, v in m.groupdict().items() if v}
         quoted = m.group(0) if len(m.group(0)) <= 160 else m.group(0)[:157] + "..."
         evidence.append(Evidence("signature", f'error text matches "{quoted}"' + (f" ({sig.note})" if sig.note else ""), sig.weight,
@@ -114,7 +124,7 @@ def _signature_hits(ce: CompiledEntry, t: _Text) -> tuple[float, dict[str, str],
             best, line = sig.weight, at
     if len(evidence) > 1:
         best = min(0.98, best + 0.04 * (len(evidence) - 1))
-    return best, facts, line, evidence
+    return best, facts, line, evidence, lines
 
 
 def _example_similarity(index: Index, decisive: str, only: set[int] | None = None) -> dict[int, float]:
@@ -178,9 +188,12 @@ def score(
     if found_codes:
         relevant |= {i for i, ce in enumerate(entries) if not found_codes.keys().isdisjoint(ce.entry.findings.confirm)}
     out: list[Candidate] = []
+    text_lines = text.split("\n")
+    # error lines that a signature of some weight explains
+    explained = {i for h in hits.values() if h[0] >= 0.5 for i in h[4] if not _is_warning(text_lines, i)}
     for pos in sorted(relevant):
         ce = entries[pos]
-        sig, facts, line, evidence = hits.get(pos, _NO_HIT)
+        sig, facts, line, evidence, sig_lines = hits.get(pos, _NO_HIT)
         e = ce.entry
         sim = similarity.get(pos, 0.0)
         cand = Candidate(compiled=ce, facts=dict(facts), line=line, evidence=list(evidence))
@@ -225,6 +238,10 @@ def score(
                 logit -= 1.0
                 cand.evidence.append(Evidence("providers", f"none of {', '.join(e.providers)} was requested", -1.0,
                                               detail_zh=f"没有请求 {', '.join(e.providers)} 中的任何一个"))
+        if sig > 0 and sig_lines and all(_is_warning(text_lines, i) for i in sig_lines) and explained - sig_lines:
+            logit = min(logit, _logit(0.45))
+            cand.evidence.append(Evidence("context", "the matched line is a warning; another entry explains the error line", -1.0,
+                                          detail_zh="匹配到的是一条警告；另一个条目解释了报错的那一行"))
         confirms = [found_codes[c] for c in e.findings.confirm if c in found_codes]
         refutes = [found_codes[c] for c in e.findings.refute if c in found_codes]
         if confirms and logit < -2.0:
