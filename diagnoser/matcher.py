@@ -127,6 +127,29 @@ def _signature_hits(ce: CompiledEntry, t: _Text) -> tuple[float, dict[str, str],
     return best, facts, line, evidence, lines
 
 
+# The wrappers every kernel or load failure shares. A text that is nothing more than these (the
+# runtime's status line with no message after it) resembles every example of every entry that
+# starts the same way; likeness there says nothing about which problem it is.
+_GENERIC = re.compile(
+    r"non-zero status code returned while running \w{1,80} node\.?(?: name: ?'[^'\n]{0,300}')?(?: status message:?)?|"
+    r"load model from \S{1,300}? failed:?|exception during initialization:?|this is an invalid model\.?|"
+    r"\[onnxruntimeerror\] : \d{1,2} : \w{1,30} :?",
+    re.I,
+)
+
+
+def _linked_by_content(index: Index, decisive: str, candidates: set[int]) -> set[int]:
+    """The entries among candidates whose examples share a distinctive word with the text once the
+    generic wrappers (_GENERIC) are taken out of it: the rest is linked by the wrapper alone."""
+    from diagnoser.similarity import tokens
+
+    vectors = index.vectors
+    rest = tokens(_GENERIC.sub(" ", decisive)) & vectors.idf.keys()
+    if not rest:
+        return set()
+    return {i for i in candidates if any(rest & vectors.words[p] for p in vectors.by_owner.get(i, ()))}
+
+
 def _example_similarity(index: Index, decisive: str, only: set[int] | None = None) -> dict[int, float]:
     """Best similarity of the decisive text to each entry's examples: the higher of the
     distinctive-word cosine (diagnoser.similarity) and the token-sorted surface ratio; with
@@ -187,6 +210,8 @@ def score(
         relevant |= {i for i, ce in enumerate(entries) if ce.entry.provider_sets}
     if found_codes:
         relevant |= {i for i, ce in enumerate(entries) if not found_codes.keys().isdisjoint(ce.entry.findings.confirm)}
+    sim_only = {i for i in relevant if i not in hits and similarity.get(i, 0.0) >= 0.6}
+    linked = _linked_by_content(index, decisive, sim_only) if sim_only else set()
     out: list[Candidate] = []
     text_lines = text.split("\n")
     # error lines that a signature of some weight explains
@@ -202,6 +227,8 @@ def score(
             logit = _logit(sig) + sim_term
         else:
             prior = 0.6 * max(0.0, (sim - 0.6) / 0.4) ** 2
+            if pos not in linked:  # like its examples only in the shared wrapper: a candidate at most
+                prior = min(prior, 0.3)
             logit = _logit(prior) if prior > 0 else -9.0
         if sim >= 0.6:
             cand.evidence.append(Evidence("example", f"text resembles a known example ({sim:.0%} similar)", round(sim, 2),
