@@ -263,6 +263,8 @@ _WRAPPERS = re.compile(
     r"_?OrtException\s*\(|code=\d{1,2}, message=|"
     # onnxruntime-web: Error: Can't create a session. ERROR_CODE: 7, ERROR_MESSAGE: ...
     r"Can't create a session\.|ERROR_CODE: \d{1,2}, ERROR_MESSAGE:|"
+    # ML.NET around the C# exception, and .NET's nested-exception dashes
+    r"-{3,}\s|(?:System\.[\w.]{1,60}Exception\s?:\s?'?)?Error initializing model\s?:|"
     # Go (onnxruntime_go) and Rust (onnxruntime-rs) wrappers around the runtime's message
     r"panic:|(?:[Ff]ailed to create session|Error creating (?:C |ORT )?session|Error running network):|"
     r"Error calling ONNX Runtime C function:|"

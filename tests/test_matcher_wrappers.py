@@ -78,6 +78,10 @@ def test_the_wrappers_fall_away_from_the_core_line():
     rust = ("Failed to create session: Error calling ONNX Runtime C function: Could not find an implementation for the node "
             "StatefulPartitionedCall/yolo_v3/non_max_suppression_padded/PartitionedCall/TopKV2:TopK(11)")
     assert core_line(prepare(rust).text).startswith("Could not find an implementation for the node")
+    # ML.NET around the C# exception, https://github.com/microsoft/onnxruntime/issues/7828
+    mlnet = ("System.InvalidOperationException: 'Error initializing model :Microsoft.ML.OnnxRuntime.OnnxRuntimeException: [ErrorCode:Fail] "
+             r"D:\3\s\onnxruntime\core\providers\cuda\cuda_call.cc:123 onnxruntime::CudaCall CUDA failure 3: initialization error")
+    assert core_line(prepare(mlnet).text).startswith(r"D:\3\s\onnxruntime\core\providers\cuda\cuda_call.cc:123")
 
 
 def _roi_align_22() -> tuple[int, str]:
@@ -112,6 +116,9 @@ def test_the_dart_exception_is_diagnosed_as_the_python_one():
     ("ai.onnxruntime.OrtException: Error code - ORT_FAIL - message: inference_session.cc:1409 LoadOrtModelWithLoader ORT model verification failed.\n"
      "  \tat ai.onnxruntime.OrtSession.createSession(Native Method)", "OT0518"),
     # https://github.com/nbigaouette/onnxruntime-rs/pull/50 (Rust, the older wording of a missing kernel)
+    # https://github.com/dotnet/machinelearning/issues/7339 (ML.NET, .NET's nested-exception dashes)
+    ("---------------- System.InvalidOperationException : Error initializing model :Microsoft.ML.OnnxRuntime.OnnxRuntimeException: "
+     "[ErrorCode:Fail] inference_session.cc:1357 onnxruntime::InferenceSession::LoadOrtModelWithLoader ORT model verification failed.", "OT0518"),
     ("Failed to create session: Error calling ONNX Runtime C function: Could not find an implementation for the node "
      "StatefulPartitionedCall/yolo_v3/non_max_suppression_padded/PartitionedCall/TopKV2:TopK(11)", "OT0001"),
     # https://github.com/onnx/onnxmltools/issues/701 (Reshape(19) on onnxruntime 1.15.1: the op version, not a dtype)
