@@ -216,3 +216,29 @@ def test_a_warning_is_not_the_diagnosis_of_an_error_another_entry_explains():
     # the warning alone is still what it is
     warning = next(ln for ln in log.splitlines() if "VerifyOutputSizes" in ln)
     assert _ids(warning)[0][:1] == ["OT0269"]
+
+
+# --- the tool that wrote the graph decides whose problem a failure is ---
+
+def test_a_failure_in_the_calibrators_node_is_not_the_empty_batch_entry():
+    """'<tensor>_ReduceMax_Reshape' is the node quantize_static's calibrator adds to collect ranges:
+    the Reshape of an empty activation fails inside the calibration run, not in the user's model."""
+    # https://github.com/microsoft/onnxruntime/issues/16738 (statically quantizing a VITS model)
+    text = ("onnxruntime.capi.onnxruntime_pybind11_state.RuntimeException: [ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : Non-zero status "
+            "code returned while running Reshape node. Name:'/duration_predictor/flows.4/Reshape_27_output_0_ReduceMax_Reshape' Status "
+            "Message: /onnxruntime_src/onnxruntime/core/providers/cpu/tensor/reshape_helper.h:40 onnxruntime::ReshapeHelper::ReshapeHelper("
+            "const onnxruntime::TensorShape&, onnxruntime::TensorShapeVector&, bool) gsl::narrow_cast<int64_t>(input_shape.Size()) == size "
+            "was false. The input tensor cannot be reshaped to the requested shape. Input shape:{0}, requested shape:{1}")
+    sure, maybe = _ids(text)
+    assert "OT0268" not in sure and "OT0268" in maybe
+    # the same failure in a node of the user's own graph is the empty-batch entry
+    assert _ids(text.replace("Reshape_27_output_0_ReduceMax_Reshape", "Reshape_27"))[0][:1] == ["OT0268"]
+
+
+def test_shape_inference_failing_on_a_quantized_file_is_not_a_graph_design_error():
+    # https://github.com/enpasos/jax2onnx/issues/52: a converter's own graph, OT0156
+    plain = "Error: [ONNXRuntimeError] : 1 : FAIL : Load model from 02_sod_shock_tube/sod.onnx failed:Node (mul_31) Op (Mul) [ShapeInferenceError] Incompatible dimensions"
+    assert _ids(plain)[0][:1] == ["OT0156"]
+    # the same words for a file the quantizer wrote: a candidate, not the diagnosis
+    sure, maybe = _ids(plain.replace("sod.onnx", "sod_quantized.onnx"))
+    assert "OT0156" not in sure and "OT0156" in maybe
