@@ -133,7 +133,9 @@ def _signature_hits(ce: CompiledEntry, t: _Text) -> tuple[float, dict[str, str],
 _GENERIC = re.compile(
     r"non-zero status code returned while running \w{1,80} node\.?(?: name: ?'[^'\n]{0,300}')?(?: status message:?)?|"
     r"load model from \S{1,300}? failed:?|exception during initialization:?|this is an invalid model\.?|"
-    r"\[onnxruntimeerror\] : \d{1,2} : \w{1,30} :?",
+    r"\[onnxruntimeerror\] : \d{1,2} : \w{1,30} :?|"
+    # the executor's log location and a binding's exception class name
+    r"\S{0,60}sequential_?executor\S{0,60}(?: \w{0,40}\])?|\b[\w.]{0,100}(?:exception|error)\b:?",
     re.I,
 )
 
