@@ -129,6 +129,15 @@ def test_snippet_that_does_not_compile(tmp_path):
     assert any("snippet does not compile" in p for p in _problems(root))
 
 
+def test_snippet_model_for_onnxruntime_without_ir_version(tmp_path):
+    """onnx's default IR version is its newest, which older onnxruntime releases refuse: kb verify
+    would record 'fails differently' there instead of measuring the problem."""
+    root = entry_tree(tmp_path, "OT0001")
+    assert not any("without pinning ir_version" in p for p in _problems(root))
+    _edit(root / "OT0001.md", 'make_opsetid("", 14)], ir_version=10)', 'make_opsetid("", 14)])')
+    assert any("without pinning ir_version" in p for p in _problems(root))
+
+
 def test_missing_front_matter(tmp_path):
     root = entry_tree(tmp_path)
     (root / "OT0009.md").write_text("# no front matter\n", encoding="utf-8")

@@ -186,13 +186,23 @@ def test_a_run_stopped_by_its_terminate_flag_is_run():
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
-def test_a_program_not_linked_with_onnxruntime_is_its_installation(tmp_path):
+def _link_error(tmp_path: Path, symbol: str) -> str:
+    """gcc's own error for a program calling `symbol` and linked with no onnxruntime library."""
     src = tmp_path / "t.c"
-    src.write_text("extern const void* OrtGetApiBase(void);\nint main(void) { return OrtGetApiBase() != 0; }\n")
+    src.write_text(f"extern const void* {symbol}(void);\nint main(void) {{ return {symbol}() != 0; }}\n")
     out = subprocess.run(["gcc", str(src), "-o", str(tmp_path / "t")], capture_output=True, text=True, timeout=120)
-    assert out.returncode != 0 and "undefined reference to `OrtGetApiBase'" in out.stderr
-    assert _kind(out.stderr) == ("onnxruntime", "install")
-    assert _kind(out.stderr.replace("OrtGetApiBase", "png_create_read_struct")) is None  # another library's symbol
+    assert out.returncode != 0 and f"undefined reference to `{symbol}'" in out.stderr
+    return out.stderr
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_a_program_not_linked_with_onnxruntime_is_its_installation(tmp_path):
+    # the C API's entry point missing: no onnxruntime library in the link at all (group ort-link)
+    text = _link_error(tmp_path, "OrtGetApiBase")
+    assert _kind(text) == ("install", "install")
+    assert _kind(text.replace("OrtGetApiBase", "png_create_read_struct")) is None  # another library's symbol
+    # a provider's append function missing: the library linked was built without it (group ort-link-provider)
+    assert _kind(_link_error(tmp_path, "OrtSessionOptionsAppendExecutionProvider_CUDA")) == ("onnxruntime", "install")
 
 
 @pytest.mark.parametrize(("entry", "n", "want"), [

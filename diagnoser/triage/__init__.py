@@ -24,6 +24,19 @@ _MIN_SIMILARITY = 0.45  # distinctive-word cosine: below it, shared words are bo
 _ERROR_LINES = 4
 
 
+def _unspaced(text: str) -> str:
+    """A log written as UTF-16 and read as 8-bit shows a space after every character (and the
+    paste has lost the real word gaps): such lines are read with those spaces removed, so that the
+    runtime's own words (sequential_executor.cc, ExecuteKernel) can be recognised at all."""
+    out = []
+    for line in text.split("\n"):
+        parts = line.split()
+        if len(parts) >= 24 and sum(len(p) == 1 for p in parts) >= 0.9 * len(parts):
+            line = "".join(parts)
+        out.append(line)
+    return "\n".join(out)
+
+
 def _error_lines(core: str) -> list[str]:
     """The last lines that read like an error (a traceback's message is at its end)."""
     lines = [ln for ln in core.split("\n") if ln.strip()]
@@ -53,11 +66,15 @@ def _closest(ranked: Sequence[Any], index: Any, core: str) -> tuple[Closest, ...
 def triage(text: str, ranked: Sequence[Any] = (), index: Any = None, graph: Any = None) -> Triage | None:
     """The triage of text (normalised, see diagnoser.text.prepare), or None when it is not about
     ONNX. ranked: the matcher's candidates, most likely first; graph: a GraphInfo for --model."""
+    text = _unspaced(text)
     if not text.strip() or not is_onnx_family(text):
         return None
     core = core_view(text)
     lines = _error_lines(core)
-    error_lines = "\n".join(lines)
+    # the error lines as logged: the log prefix core_view strips names the function that failed
+    # (ProviderSharedLibrary::Ensure, sequential_executor.cc ExecuteKernel), evidence on the same line
+    logged = [ln for ln in text.split("\n") if any(e.strip() and e.strip() in ln and e.strip() != ln.strip() for e in lines)]
+    error_lines = "\n".join(dict.fromkeys(lines + logged))
     group = matching_group(text, error_lines)  # the phrase table, searched once
     component = component_of(text, error_lines, group)
     stage = stage_of(component, text, error_lines, group)

@@ -34,6 +34,7 @@ class Group:
     gate: bool
     rx: re.Pattern[str]
     wrapper: bool = False
+    importer: bool = False  # the tool reads an ONNX file into another framework (it checks its input first)
 
 
 def _alternation(phrases: list[str], words: list[str], patterns: list[str]) -> re.Pattern[str] | None:
@@ -54,7 +55,7 @@ def _table() -> tuple[re.Pattern[str], tuple[Group, ...], dict[str, re.Pattern[s
         if rx is None or g["component"] not in COMPONENTS or g.get("stage") not in (None, *STAGES):
             raise ValueError(f"triage_phrases.yaml: group {g.get('name')!r} is malformed")
         groups.append(Group(g["name"], g["component"], g.get("stage"), g.get("provider"), g.get("gate", True), rx,
-                            g.get("wrapper", False)))
+                            g.get("wrapper", False), g.get("importer", False)))
     gate_parts = [data["family"]["patterns"]] + [[g.rx.pattern] for g in groups if g.gate]
     family = _either([p for part in gate_parts for p in part])
     stages = {name: _either(data["stages"][name]) for name in ("install", "run", "load")}
@@ -65,6 +66,13 @@ def _table() -> tuple[re.Pattern[str], tuple[Group, ...], dict[str, re.Pattern[s
 def groups() -> tuple[Group, ...]:
     """The phrase groups, most specific first (for extract: the provider a group names)."""
     return _table()[1]
+
+
+@lru_cache(maxsize=1)
+def onnx_importer() -> re.Pattern[str]:
+    """The phrases of the groups marked `importer` (tools that read an ONNX file into another
+    framework: onnx-tf, onnx2torch, OpenCV DNN, ...), one alternation: the table is the only list."""
+    return _either([g.rx.pattern for g in groups() if g.importer])
 
 
 def is_onnx_family(text: str) -> bool:
@@ -81,16 +89,17 @@ def is_onnx_family(text: str) -> bool:
 _FRAME = re.compile(r"(?:File \"|^\s*at |\bin |^)([^\"\n]{1,300}?\.(?:pyc?|js|ts|cs|java))\b(?=[\"\s:(,]|$)", re.M)
 _PACKAGES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("quantization", re.compile(r"onnxruntime[/\\]quantization|neural_compressor|onnxruntime[/\\]tools[/\\]symbolic_shape", re.I)),
-    ("optimizer", re.compile(r"[/\\]onnx[/\\]optimizer\.py|onnxsim|onnxslim|onnxoptimizer|onnx_graphsurgeon|onnxruntime[/\\]transformers[/\\](?:optimizer|fusion|onnx_model)|polygraphy", re.I)),
-    ("converter", re.compile(r"tf2onnx|keras2onnx|skl2onnx|paddle2onnx|onnxmltools|onnxconverter_common|onnx_tf|onnx2tf|onnx2torch|onnx2keras|hummingbird|jax2onnx|x2paddle|onnx_coreml|optimum[/\\]exporters|optimum[/\\]commands[/\\]export", re.I)),
-    ("torch.onnx", re.compile(r"torch[/\\](?:onnx|export|_dynamo|_export)|transformers[/\\]onnx", re.I)),
+    ("optimizer", re.compile(r"[/\\]onnx[/\\]optimizer\.py|onnxsim|onnxslim|onnxoptimizer|onnx_graphsurgeon|onnxruntime[/\\]transformers[/\\](?:optimizer|fusion|onnx_model)|polygraphy|onnxscript[/\\](?:optimizer|rewriter)[/\\]", re.I)),
+    ("converter", re.compile(r"tf2onnx|keras2onnx|skl2onnx|paddle2onnx|onnxmltools|onnxconverter_common|onnx_tf|onnx2tf|onnx2torch|onnx2keras|hummingbird|jax2onnx|x2paddle|onnx_coreml|optimum[/\\]exporters|optimum[/\\]commands[/\\]export|rknn[/\\]api[/\\]", re.I)),
+    # onnxscript's torch_lib holds the ATen translations only the torch.export-based exporter uses
+    ("torch.onnx", re.compile(r"torch[/\\](?:onnx|export|_dynamo|_export)|transformers[/\\]onnx|onnxscript[/\\]function_libs[/\\]torch_lib", re.I)),
     ("onnx", re.compile(r"[/\\]onnx[/\\](?:checker|shape_inference|version_converter|helper|numpy_helper|external_data_helper|__init__|reference|compose)\.py", re.I)),
     ("onnxruntime-web", re.compile(r"onnxruntime-web|onnxruntime-node|onnxruntime-react-native|onnxruntime-common|ort(?:\.min|\.webgpu|\.all)?\.m?js", re.I)),
     ("onnxruntime", re.compile(r"onnxruntime[/\\]capi|onnxruntime_inference_collection|optimum[/\\]onnxruntime", re.I)),
 )
-# the onnx checker's own verdict on the model an optimizer or an ONNX-importing converter was given
-# (onnxsim, and onnx_tf's backend.prepare, check their input first)
-_ONNX_IMPORTER = re.compile(r"onnx_tf|onnx2tf|onnx2torch|onnx2keras|onnx_coreml|x2paddle", re.I)
+# the onnx checker's own verdict on the model an optimizer or an ONNX-importing converter (the
+# table's `importer` groups, see onnx_importer) was given: onnxsim and onnx_tf's backend.prepare
+# check their input first
 _CHECKER_VERDICT = re.compile(r"(?:onnx_cpp2py_export|onnx)\.checker\.ValidationError", re.I)
 _IMPORT_FAILURE = re.compile(r"No module named|ModuleNotFoundError|DLL load failed|ImportError|cannot import name|Unable to import dependency", re.I)
 
@@ -122,7 +131,7 @@ def component_of(text: str, error_lines: str, group: Group | None) -> str:
     if framed:
         if framed in ("onnxruntime", "onnx") and (_IMPORT_FAILURE.search(error_lines) or (group and group.component == "install")):
             return "install"  # the package's own frames, failing to import or load its native library
-        importer = framed == "converter" and _ONNX_IMPORTER.search(text)
+        importer = framed == "converter" and onnx_importer().search(text)
         if (framed == "optimizer" or importer) and _CHECKER_VERDICT.search(error_lines):
             return "onnx"
         return framed

@@ -17,10 +17,11 @@ _STATUS = (
     re.compile(r"\[ONNXRuntimeError\]\s*:\s*(\d{1,2})\s*:\s*([A-Z_]{3,30})"),
     re.compile(r"\[ErrorCode:(\w{2,40})\]"),
     re.compile(r"\bORT_([A-Z_]{3,30})\b"),
-    re.compile(r"\berror code = (\d{1,2})\b"),
+    re.compile(r"\berror code = (\d{1,2})\b|\bcode=(\d{1,2}), message="),  # JS; Dart's _OrtException
 )
 _BINDINGS = (
     ("C#", re.compile(r"Microsoft\.ML\.OnnxRuntime|OnnxRuntimeException|\.cs:line \d")),
+    ("Dart", re.compile(r"_OrtException|package:onnxruntime/|\.dart:\d")),
     ("Java", re.compile(r"ai\.onnxruntime|OrtException|\.java:\d|java\.lang\.")),
     ("JavaScript", re.compile(r"onnxruntime-(?:web|node|react-native)|ort(?:\.min)?\.js|\.m?js:\d|Uncaught|\bwasm\b", re.I)),
     ("Rust", re.compile(r"\bort::|Result::unwrap|panicked at|\.rs:\d")),
@@ -76,7 +77,7 @@ def _status(text: str) -> str | None:
             if rx is _STATUS[1]:
                 return re.sub(r"(?<=[a-z])(?=[A-Z])", "_", m.group(1)).upper()
             if rx is _STATUS[3]:
-                return _STATUS_NAMES.get(m.group(1))
+                return _STATUS_NAMES.get(m.group(1) or m.group(2))
             return m.group(1)
     return None
 
