@@ -155,6 +155,9 @@ def evaluate(verbose: bool = False) -> dict[str, float]:
     for kind, results in by_source.items():
         figures[f"source_held_out_{kind}_top1"] = rate(results, lambda r: r.top1)
         figures[f"source_held_out_{kind}_top3"] = rate(results, lambda r: r.top3)
+    wrapper_only = wrapper_alarms(index, db)
+    figures["wrapper_only_texts"] = len(wrapper_only)
+    figures["wrapper_only_diagnosed"] = sum(1 for _, top in wrapper_only if top)
     calib = calibration([*held, *tuned])
     print(f"entries: {figures['entries']}")
     print(f"held-out examples: {figures['held_out_examples']:4d}  top-1 {figures['held_out_top1']:.1%}  top-3 {figures['held_out_top3']:.1%}")
@@ -172,11 +175,16 @@ def evaluate(verbose: bool = False) -> dict[str, float]:
     for _, _, g in grouped:
         bindings[g["binding"]] = bindings.get(g["binding"], 0) + 1
     print("  bindings: " + ", ".join(f"{k} {v}" for k, v in sorted(bindings.items(), key=lambda kv: -kv[1])))
+    print(f"wrapper-only texts (an example's wrapper line, cut after 'Status Message:' / 'failed:'): {figures['wrapper_only_texts']}  "
+          f"diagnosed {figures['wrapper_only_diagnosed']} (only an execution provider's own partition node, CoreML_*/TRTKernel_*, should be)")
     print(f"out-of-scope texts: {figures['out_of_scope_texts']:3d}  abstained {figures['abstention_all']:.1%}  (held-out part {figures['abstention_held_out']:.1%})")
     print("calibration of the top diagnosis (all examples): confidence bin -> accuracy (n)")
     for lo, hi, n, acc, mean in calib:
         print(f"  [{lo:.1f}, {hi:.1f})  mean conf {mean:.2f}  accuracy {acc:.2f}  (n={n})")
     if verbose:
+        for text, top in wrapper_only:
+            if top:
+                print(f"WRAPPER ALONE {top[:1]} <- {text[-140:]!r}")
         for r in [*held, *tuned]:
             if not r.top1:
                 print(f"MISS {r.entry}: {r.top[:3]} <- {r.text.strip().splitlines()[-1][:140]!r}")
@@ -184,6 +192,28 @@ def evaluate(verbose: bool = False) -> dict[str, float]:
             if any(c >= DIAGNOSIS_THRESHOLD for _, c in top):
                 print(f"FALSE ALARM {top[:2]} <- {o['source']}")
     return figures
+
+
+_CUT = re.compile(r"^.*?(?:Status Message:|Load model from \S+ failed:)", re.S)
+
+
+def wrapper_alarms(index, db) -> list[tuple[str, list[tuple[str, float]]]]:
+    """Each example cut just after onnxruntime's shared wrapper ('... running X node. Name:'n'
+    Status Message:', 'Load model from p failed:'), with the diagnoses it still gets: the
+    wrapper names no problem, so any diagnosis there is a confident answer from nothing."""
+    out, seen = [], set()
+    for doc in db.documents.values():
+        if doc.entry.retired:
+            continue
+        for ex in doc.entry.examples:
+            m = _CUT.match(ex.text)
+            if not m or m.group(0) in seen or "NO_SUCHFILE" in m.group(0):  # that status names the problem
+                continue
+            line = m.group(0).rsplit("\n", 1)[-1]  # the wrapper's own line, nothing before it
+            seen.add(m.group(0))
+            top = [(i, c) for i, c in _rank(index, line) if c >= DIAGNOSIS_THRESHOLD]
+            out.append((line, top))
+    return out
 
 
 def calibration(results: list[Result]) -> list[tuple[float, float, int, float, float]]:

@@ -95,15 +95,25 @@ def _search(sig: CompiledSignature, t: _Text) -> tuple[re.Match[str] | None, int
     return None, -1
 
 
-_NO_HIT: tuple[float, dict[str, str], None, list[Evidence]] = (0.0, {}, None, [])
+_NO_HIT: tuple[float, dict[str, str], None, list[Evidence], set[int]] = (0.0, {}, None, [], set())
+
+# A log line at warning level. A warning the run went on after is not the diagnosis of an error
+# that another entry's signature explains on another line: at most a candidate beside it.
+_WARNING_LINE = re.compile(r"\[W:onnxruntime|^W\d{4} |\bUserWarning\b|^\W{0,3}WARN(?:ING)?\b|warnings\.warn\(")
 
 
-def _signature_hits(ce: CompiledEntry, t: _Text) -> tuple[float, dict[str, str], int | None, list[Evidence]]:
+def _is_warning(text_lines: list[str], i: int) -> bool:
+    return i < len(text_lines) and bool(_WARNING_LINE.search(text_lines[i]))
+
+
+def _signature_hits(ce: CompiledEntry, t: _Text) -> tuple[float, dict[str, str], int | None, list[Evidence], set[int]]:
     best, facts, line, evidence = 0.0, {}, None, []
+    lines: set[int] = set()
     for sig in ce.signatures:
         m, at = _search(sig, t)
         if not m:
             continue
+        lines.add(at)
         found = {k: v for k, v in m.groupdict().items() if v}
         quoted = m.group(0) if len(m.group(0)) <= 160 else m.group(0)[:157] + "..."
         evidence.append(Evidence("signature", f'error text matches "{quoted}"' + (f" ({sig.note})" if sig.note else ""), sig.weight,
@@ -114,7 +124,32 @@ def _signature_hits(ce: CompiledEntry, t: _Text) -> tuple[float, dict[str, str],
             best, line = sig.weight, at
     if len(evidence) > 1:
         best = min(0.98, best + 0.04 * (len(evidence) - 1))
-    return best, facts, line, evidence
+    return best, facts, line, evidence, lines
+
+
+# The wrappers every kernel or load failure shares. A text that is nothing more than these (the
+# runtime's status line with no message after it) resembles every example of every entry that
+# starts the same way; likeness there says nothing about which problem it is.
+_GENERIC = re.compile(
+    r"non-zero status code returned while running \w{1,80} node\.?(?: name: ?'[^'\n]{0,300}')?(?: status message:?)?|"
+    r"load model from \S{1,300}? failed:?|exception during initialization:?|this is an invalid model\.?|"
+    r"\[onnxruntimeerror\] : \d{1,2} : \w{1,30} :?|"
+    # the executor's log location and a binding's exception class name
+    r"\S{0,60}sequential_?executor\S{0,60}(?: \w{0,40}\])?|\b[\w.]{0,100}(?:exception|error)\b:?",
+    re.I,
+)
+
+
+def _linked_by_content(index: Index, decisive: str, candidates: set[int]) -> set[int]:
+    """The entries among candidates whose examples share a distinctive word with the text once the
+    generic wrappers (_GENERIC) are taken out of it: the rest is linked by the wrapper alone."""
+    from diagnoser.similarity import tokens
+
+    vectors = index.vectors
+    rest = tokens(_GENERIC.sub(" ", decisive)) & vectors.idf.keys()
+    if not rest:
+        return set()
+    return {i for i in candidates if any(rest & vectors.words[p] for p in vectors.by_owner.get(i, ()))}
 
 
 def _example_similarity(index: Index, decisive: str, only: set[int] | None = None) -> dict[int, float]:
@@ -177,10 +212,15 @@ def score(
         relevant |= {i for i, ce in enumerate(entries) if ce.entry.provider_sets}
     if found_codes:
         relevant |= {i for i, ce in enumerate(entries) if not found_codes.keys().isdisjoint(ce.entry.findings.confirm)}
+    sim_only = {i for i in relevant if i not in hits and similarity.get(i, 0.0) >= 0.6}
+    linked = _linked_by_content(index, decisive, sim_only) if sim_only else set()
     out: list[Candidate] = []
+    text_lines = text.split("\n")
+    # error lines that a signature of some weight explains
+    explained = {i for h in hits.values() if h[0] >= 0.5 for i in h[4] if not _is_warning(text_lines, i)}
     for pos in sorted(relevant):
         ce = entries[pos]
-        sig, facts, line, evidence = hits.get(pos, _NO_HIT)
+        sig, facts, line, evidence, sig_lines = hits.get(pos, _NO_HIT)
         e = ce.entry
         sim = similarity.get(pos, 0.0)
         cand = Candidate(compiled=ce, facts=dict(facts), line=line, evidence=list(evidence))
@@ -189,6 +229,8 @@ def score(
             logit = _logit(sig) + sim_term
         else:
             prior = 0.6 * max(0.0, (sim - 0.6) / 0.4) ** 2
+            if pos not in linked:  # like its examples only in the shared wrapper: a candidate at most
+                prior = min(prior, 0.3)
             logit = _logit(prior) if prior > 0 else -9.0
         if sim >= 0.6:
             cand.evidence.append(Evidence("example", f"text resembles a known example ({sim:.0%} similar)", round(sim, 2),
@@ -225,6 +267,10 @@ def score(
                 logit -= 1.0
                 cand.evidence.append(Evidence("providers", f"none of {', '.join(e.providers)} was requested", -1.0,
                                               detail_zh=f"没有请求 {', '.join(e.providers)} 中的任何一个"))
+        if sig > 0 and sig_lines and all(_is_warning(text_lines, i) for i in sig_lines) and explained - sig_lines:
+            logit = min(logit, _logit(0.45))
+            cand.evidence.append(Evidence("context", "the matched line is a warning; another entry explains the error line", -1.0,
+                                          detail_zh="匹配到的是一条警告；另一个条目解释了报错的那一行"))
         confirms = [found_codes[c] for c in e.findings.confirm if c in found_codes]
         refutes = [found_codes[c] for c in e.findings.refute if c in found_codes]
         if confirms and logit < -2.0:

@@ -153,6 +153,44 @@ def _gbk_run(m: re.Match[str]) -> str:
     return run
 
 
+# onnxruntime's status codes (OrtErrorCode, include/onnxruntime/core/session/onnxruntime_c_api.h):
+# Python prints "[ONNXRuntimeError] : 10 : INVALID_GRAPH :", the other bindings their own spelling
+# of the same number or name. Every binding's form is given the Python one as well (the binding's
+# own words stay in place), so a signature or context phrase written for one binding reads all.
+STATUS_NAMES = (
+    "OK", "FAIL", "INVALID_ARGUMENT", "NO_SUCHFILE", "NO_MODEL", "ENGINE_ERROR", "RUNTIME_EXCEPTION",
+    "INVALID_PROTOBUF", "MODEL_LOADED", "NOT_IMPLEMENTED", "INVALID_GRAPH", "EP_FAIL",
+)
+_STATUS_BY_KEY = {n.replace("_", "").lower(): i for i, n in enumerate(STATUS_NAMES)}
+_BINDING_STATUS = re.compile(
+    # Java: ai.onnxruntime.OrtException: Error code - ORT_INVALID_GRAPH - message: ...
+    r"(?P<java>Error code - ORT_(?P<jname>[A-Z_]{2,30}) - message:)|"
+    # C# / ML.NET: Microsoft.ML.OnnxRuntime.OnnxRuntimeException: [ErrorCode:InvalidGraph] ...
+    r"(?P<cs>\[ErrorCode:(?P<csname>[A-Za-z]{2,40})\])|"
+    # Dart (onnxruntime pub package, lib/src/ort_status.dart): _OrtException (code=9, message=...)
+    r"(?P<dart>(?:\b_?OrtException\s*\(|Unhandled Exception:\s*)code=(?P<dcode>\d{1,2}), message=)|"
+    # onnxruntime-web / -node: Error: Can't create a session. ERROR_CODE: 7, ERROR_MESSAGE: ...
+    r"(?P<web>ERROR_CODE: (?P<wcode>\d{1,2}), ERROR_MESSAGE:)"
+)
+
+
+def _python_status(m: re.Match[str]) -> str:
+    if m.group("java") or m.group("cs"):
+        code = _STATUS_BY_KEY.get((m.group("jname") or m.group("csname")).replace("_", "").lower())
+    else:
+        code = int(m.group("dcode") or m.group("wcode"))
+    if code is None or not 0 < code < len(STATUS_NAMES):
+        return m.group(0)
+    return f"{m.group(0)} [ONNXRuntimeError] : {code} : {STATUS_NAMES[code]} : "
+
+
+def canonical_status(text: str) -> str:
+    """The text with every binding's status code also written as Python's `[ONNXRuntimeError] : N : NAME :`."""
+    if "rror" not in text and "code=" not in text:
+        return text
+    return _BINDING_STATUS.sub(_python_status, text)
+
+
 def normalise(text: str) -> str:
     if "\\x" in text:
         text = _ESCAPED_BYTES.sub(_gbk_run, text)
@@ -172,6 +210,7 @@ def normalise(text: str) -> str:
     if " |" in text:
         text = _COMPOSE_PREFIX.sub("", text)
     text = _BOX.sub(" ", text)
+    text = canonical_status(text)
     text = _SPACES.sub(" ", text)
     lines = [ln.strip()[:MAX_LINE] for ln in text.split("\n")]
     return "\n".join(ln for ln in lines if ln)
@@ -218,12 +257,23 @@ def unwrapped_views(text: str) -> list[tuple[str, list[int]]]:
 # C++ or an application's log. Order does not matter: the loop runs until nothing changes.
 _WRAPPERS = re.compile(
     r"^(?:"
+    # Flutter's engine log: [ERROR:flutter/runtime/dart_vm_initializer.cc(41)] Unhandled Exception:
+    r"\[(?:ERROR|WARNING|INFO|FATAL):flutter/[^\]\n]{1,160}\]|Unhandled Exception:|"
+    # Dart: _OrtException (code=9, message=...   (onnxruntime pub package)
+    r"_?OrtException\s*\(|code=\d{1,2}, message=|"
+    # onnxruntime-web: Error: Can't create a session. ERROR_CODE: 7, ERROR_MESSAGE: ...
+    r"Can't create a session\.|ERROR_CODE: \d{1,2}, ERROR_MESSAGE:|"
+    # ML.NET around the C# exception, and .NET's nested-exception dashes
+    r"-{3,}\s|(?:System\.[\w.]{1,60}Exception\s?:\s?'?)?Error initializing model\s?:|"
+    # Go (onnxruntime_go) and Rust (onnxruntime-rs) wrappers around the runtime's message
+    r"panic:|(?:[Ff]ailed to create session|Error creating (?:C |ORT )?session|Error running network):|"
+    r"Error calling ONNX Runtime C function:|"
     # timestamps: 2024-01-02 10:00:01.123, [2024-01-02T10:00:01Z], 10:00:01,123
     r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?(?:\s+(?:UTC|GMT))?\]?|"
     r"\[?\d\d:\d\d:\d\d(?:[.,]\d{1,9})?\]?|"
     # levels: ERROR, [ERROR], | ERROR |, ERROR:root:, E/tag(123):, E0123 10:00:01.123 123 file.cc:12]
     r"[-|]?\s*\[?(?:ERROR|ERR|WARNING|WARN|INFO|DEBUG|FATAL|CRITICAL|TRACE|SEVERE)\]?(?::[\w.]{1,40}:|\s*[:|\-]|\s)|"
-    r"[VDIWEF]/[\w.\-]{1,40}(?:\(\s*\d+\))?:|"
+    r"[VDIWEF]/[\w.\-]{1,40}(?:\s?\(\s*\d+\))?:|"
     r"[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w./-]{1,80}:\d+\]|"
     # loguru / structlog module markers: "module:function:12 - "
     r"\|?\s*[\w.]{1,60}:[\w<>]{1,60}:\d{1,6}\s+-\s|"
