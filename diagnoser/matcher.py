@@ -106,6 +106,11 @@ def _is_warning(text_lines: list[str], i: int) -> bool:
     return i < len(text_lines) and bool(_WARNING_LINE.search(text_lines[i]))
 
 
+def _refuted(ce: CompiledEntry, text: str) -> bool:
+    """Whether one of the entry's negative-context phrases is in the text."""
+    return any(weight < 0 and re.search(pattern, text, re.I) for pattern, weight in ce.context)
+
+
 def _signature_hits(ce: CompiledEntry, t: _Text) -> tuple[float, dict[str, str], int | None, list[Evidence], set[int]]:
     best, facts, line, evidence = 0.0, {}, None, []
     lines: set[int] = set()
@@ -216,8 +221,11 @@ def score(
     linked = _linked_by_content(index, decisive, sim_only) if sim_only else set()
     out: list[Candidate] = []
     text_lines = text.split("\n")
-    # error lines that a signature of some weight explains
-    explained = {i for h in hits.values() if h[0] >= 0.5 for i in h[4] if not _is_warning(text_lines, i)}
+    # error lines that a signature of some weight explains, unless that entry's own negative context
+    # speaks against it (an app's warning that it fell back to another engine explains that
+    # engine's error: the warning's entry must not be capped by it)
+    explained = {i for pos, h in hits.items() if h[0] >= 0.5 and not _refuted(entries[pos], text)
+                 for i in h[4] if not _is_warning(text_lines, i)}
     for pos in sorted(relevant):
         ce = entries[pos]
         sig, facts, line, evidence, sig_lines = hits.get(pos, _NO_HIT)

@@ -185,3 +185,28 @@ def test_a_name_with_file_dialog_characters_is_freed_memory_not_a_wrong_key():
 ])
 def test_another_wording_of_a_known_message_finds_its_entry(text, entry):
     assert _ids(text)[0][:1] == [entry]
+
+
+# comfyui_controlnet_aux#110 (OT1006's example): the app's warning that it fell back to OpenCV
+_DWPOSE_FALLBACK = (
+    "E:\\ComfyUI\\custom_nodes\\comfyui_controlnet_aux\\node_wrappers\\dwpose.py:26: UserWarning: DWPose: "
+    "Onnxruntime not found or doesn't come with acceleration providers, switch to OpenCV with CPU device. "
+    "DWPose might run very slowly"
+)
+# opencv/opencv#22890: OpenCV's ONNX importer has no TopK layer
+_OPENCV_TOPK = (
+    "cv2.error: OpenCV(4.6.0-dev) D:\\a\\opencv-python\\opencv-python\\opencv\\modules\\dnn\\src\\onnx\\onnx_importer.cpp:1072: "
+    "error: (-2:Unspecified error) in function 'cv::dnn::dnn4_v20220524::ONNXImporter::handleNode'\n"
+    "> Node [TopK@ai.onnx]:(onnx_node!p2o.TopK.0) parse error: OpenCV(4.6.0-dev) "
+    "d:\\a\\opencv-python\\opencv-python\\opencv\\modules\\dnn\\src\\net_impl.hpp:107: error: (-2:Unspecified error) "
+    "Can't create layer \"onnx_node!p2o.TopK.0\" of type \"TopK\" in function 'cv::dnn::dnn4_v20220524::Net::Impl::getLayerInstance'"
+)
+
+
+def test_an_apps_fallback_warning_explains_the_fallback_engines_error():
+    """OpenCV failing after the app said onnxruntime was missing and it switched to OpenCV: the
+    missing onnxruntime (OT1006) is the problem; OpenCV's importer alone is OT1100."""
+    diagnosed, _ = _ids(_DWPOSE_FALLBACK + "\n" + _OPENCV_TOPK)
+    assert diagnosed[:1] == ["OT1006"]
+    diagnosed, _ = _ids(_OPENCV_TOPK)
+    assert diagnosed[:1] == ["OT1100"]
