@@ -62,6 +62,25 @@ def test_component_and_stage_from_the_component_s_own_words(text, want):
     assert _kind(text) == want
 
 
+def _reshape_run_error() -> str:
+    """onnxruntime 1.32.0's own run failure (a Reshape to 2x3 fed 5 values); it also logs the
+    sequential_executor line to stderr."""
+    import numpy as np
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Reshape", ["x", "s"], ["y"], name="r")], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [helper.make_tensor("s", TensorProto.INT64, [2], [2, 3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    with pytest.raises(Exception) as err:
+        sess.run(None, {"x": np.zeros(5, np.float32)})
+    return str(err.value)
+
+
 def test_the_newer_provider_name_list_is_named_by_its_own_group():
     # microsoft/onnxruntime#28625 (its description quotes the release it fixes)
     text = ("RuntimeError: Unknown provider name 'CPU'. Currently supported values are 'DML'/'DmlExecutionProvider', ...")
@@ -88,19 +107,7 @@ def test_a_node_the_calibrator_added_puts_a_runtime_failure_under_quantization()
 
 
 def test_a_log_written_as_utf16_is_read_without_its_letter_spacing(capfd):
-    import numpy as np
-    import onnxruntime as ort
-    from onnx import TensorProto, helper
-
-    graph = helper.make_graph(
-        [helper.make_node("Reshape", ["x", "s"], ["y"], name="r")], "g",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-        [helper.make_tensor("s", TensorProto.INT64, [2], [2, 3])])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    with pytest.raises(Exception):
-        sess.run(None, {"x": np.zeros(5, np.float32)})
+    _reshape_run_error()
     line = next(ln for ln in capfd.readouterr().err.splitlines() if "sequential_executor" in ln)
     # what a console shows when that log line was written as UTF-16 and is read as 8-bit text
     garbled = line.encode("utf-16-le").decode("latin-1").replace("\x00", " ")
@@ -193,20 +200,7 @@ def test_a_frame_in_onnxscript_s_optimizer_names_the_optimizer():
 
 
 def test_the_second_half_of_a_node_s_run_failure_still_says_run():
-    import numpy as np
-    import onnxruntime as ort
-    from onnx import TensorProto, helper
-
-    graph = helper.make_graph(
-        [helper.make_node("Reshape", ["x", "s"], ["y"], name="r")], "g",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-        [helper.make_tensor("s", TensorProto.INT64, [2], [2, 3])])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    with pytest.raises(Exception) as err:
-        sess.run(None, {"x": np.zeros(5, np.float32)})
-    message = str(err.value)
+    message = _reshape_run_error()
     assert "Non-zero status code returned while running Reshape node" in message
     tail = message[message.index("Status Message: "):]  # what a paste keeps when the first half scrolled away
     assert "onnxruntime" in tail and _kind(tail) == ("onnxruntime", "run")
