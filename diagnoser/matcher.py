@@ -224,7 +224,8 @@ def score(
     # error lines that a signature of some weight explains, unless that entry's own negative context
     # speaks against it (an app's warning that it fell back to another engine explains that
     # engine's error: the warning's entry must not be capped by it)
-    explained = {i for pos, h in hits.items() if h[0] >= 0.5 and not _refuted(entries[pos], text)
+    refuted = {pos for pos in hits if _refuted(entries[pos], text)}
+    explained = {i for pos, h in hits.items() if h[0] >= 0.5 and pos not in refuted
                  for i in h[4] if not _is_warning(text_lines, i)}
     for pos in sorted(relevant):
         ce = entries[pos]
@@ -244,15 +245,13 @@ def score(
             cand.evidence.append(Evidence("example", f"text resembles a known example ({sim:.0%} similar)", round(sim, 2),
                                           detail_zh=f"与一条已知示例相似（{sim:.0%}）"))
         if text and sig > 0:  # context moves entries a signature supports; it never makes one alone
-            refuted = False
             for pattern, weight in ce.context:
                 hit = re.search(pattern, text, re.I)  # re's own cache compiles each pattern once
                 if hit:
                     logit += 2.0 * weight
-                    refuted = refuted or weight < 0
                     said = " ".join(hit.group(0).split())[:60]
                     cand.evidence.append(Evidence("context", f'the text mentions "{said}"', weight, detail_zh=f'文本提到 "{said}"'))
-            if refuted:
+            if pos in refuted:
                 # A phrase that speaks against the entry outweighs looking like its examples: the
                 # likeness is mostly the shared wrapper (the same binding, the same kernel prefix).
                 logit -= max(0.0, sim_term)
