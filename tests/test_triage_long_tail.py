@@ -242,3 +242,36 @@ def test_a_model_file_name_alone_is_not_about_onnx(tmp_path):
     assert _kind(text) == ("onnxruntime", "load")
     # qdrant/fastembed#127: a library that only runs ONNX models with onnxruntime, its cache emptied
     assert _kind("Could not find model.onnx in /var/folders/.../fastembed_cache/model-name") == ("onnxruntime", "load")
+
+
+def test_a_local_file_named_like_an_onnx_package_is_the_installation(tmp_path):
+    """A script named skl2onnx.py imports itself instead of the package (produced here with CPython):
+    run as the script (3.8+ says 'partially initialized ... circular import'), or imported by another
+    script once complete (every release says only "module 'skl2onnx' has no attribute")."""
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "skl2onnx.py").write_text("def convert():\n    import skl2onnx\n    return skl2onnx.convert_sklearn(None)\n"
+                                     "if __name__ == '__main__':\n    import skl2onnx\n    skl2onnx.convert_sklearn(None)\n")
+    (app / "main.py").write_text("import skl2onnx\nskl2onnx.convert()\n")
+    for script in ("skl2onnx.py", "main.py"):
+        out = subprocess.run([sys.executable, script], cwd=app, capture_output=True, text=True, timeout=60)
+        assert "has no attribute 'convert_sklearn'" in out.stderr and "skl2onnx.py\", line" in out.stderr
+        assert _kind(out.stderr) == ("install", "install"), out.stderr
+
+
+LAZY_IMPORTS = [
+    # philschmid/optimum-transformers-optimizations#1: optimum's lazy module and a transformers it does not fit
+    ("RuntimeError: Failed to import optimum.onnxruntime.optimization because of the following error (look up to see "
+     "its traceback):\ncannot import name 'cached_path' from 'transformers.file_utils' "
+     "(d:\\Programs\\anaconda3\\envs\\optimum\\lib\\site-packages\\transformers\\file_utils.py)"),
+    # huggingface/optimum#1177
+    ("  File \"/home/tupk/anaconda3/envs/nlp/lib/python3.8/site-packages/transformers/utils/import_utils.py\", line 1093, "
+     "in _get_module\n    raise RuntimeError(\nRuntimeError: Failed to import optimum.onnxruntime.modeling_decoder because "
+     "of the following error (look up to see its traceback):\ncannot import name 'ORTModelForCausalLM' from "
+     "'optimum.onnxruntime'"),
+]
+
+
+@pytest.mark.parametrize("text", LAZY_IMPORTS)
+def test_a_lazy_module_failing_to_import_is_the_installation(text):
+    assert _kind(text) == ("install", "install")
