@@ -275,3 +275,10 @@ LAZY_IMPORTS = [
 @pytest.mark.parametrize("text", LAZY_IMPORTS)
 def test_a_lazy_module_failing_to_import_is_the_installation(text):
     assert _kind(text) == ("install", "install")
+
+
+def test_barracuda_s_layer_import_exception_is_its_onnx_importer():
+    # Unity-Technologies/barracuda-release#272: Barracuda's ONNXTensor rejecting a constant (the first line of the paste)
+    text = ('Asset import failed, "Assets/hand_pose_classifier 1.onnx" > OnnxLayerImportException: Could not read tensor '
+            "data for constant tensor.")
+    assert _kind(text) == ("converter", "convert")
