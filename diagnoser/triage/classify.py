@@ -76,7 +76,8 @@ def onnx_importer() -> re.Pattern[str]:
 
 
 # a model file's name: an application that cannot find `voice.onnx` has said nothing about ONNX
-_MODEL_FILE = re.compile(r"[^\s'\"`()\[\]]*\.onnx(?:_data)?(?!\.?\w)", re.I)
+# (matched from a token's start only, so that a long token is scanned once, not once per character)
+_MODEL_FILE = re.compile(r"(?<![^\s'\"`()\[\]])[^\s'\"`()\[\]]*\.onnx(?:_data)?(?!\.?\w)", re.I)
 # ... but a Python module path that ends in onnx (torch.onnx, transformers.onnx) names the exporter
 _ONNX_MODULE = re.compile(r"(?:^|\.)(?:torch|transformers|optimum|exporters|paddle|mmdeploy|ultralytics)\.onnx$", re.I)
 
