@@ -282,3 +282,34 @@ def test_barracuda_s_layer_import_exception_is_its_onnx_importer():
     text = ('Asset import failed, "Assets/hand_pose_classifier 1.onnx" > OnnxLayerImportException: Could not read tensor '
             "data for constant tensor.")
     assert _kind(text) == ("converter", "convert")
+
+
+MORE_CONVERTERS = [
+    # apple/coremltools#1056: coremltools' ONNX converter listing the ops Core ML has no layer for
+    "NotImplementedError: Unsupported ONNX ops of type: If,NonMaxSuppression,Range",
+    # Tencent/TNN#1315: TNN's converter script around its onnx2tnn tool
+    ("Converter ONNX to TNN Model...\n\nConverter ONNX to TNN check_onnx_dim...\n\nConverter ONNX to TNN check_onnx_dim...\n\n"
+     "Converter ONNX to TNN model failed!"),
+]
+
+
+@pytest.mark.parametrize("text", MORE_CONVERTERS)
+def test_more_onnx_to_framework_converters(text):
+    assert _kind(text) == ("converter", "convert")
+
+
+@pytest.fixture(scope="module")
+def examples() -> dict[str, list[str]]:
+    from kb import load
+
+    return {eid: [ex.text for ex in d.entry.examples] for eid, d in load(strict=False).documents.items()}
+
+
+@pytest.mark.parametrize(("entry", "needle"), [
+    ("OT1114", "Failed to parse onnx file"),  # trtexec reading the ONNX file with onnx-tensorrt's parser
+    ("OT0856", "builtin_op_importers.cpp"),  # onnx-tensorrt's op importers, quoted by paddle2onnx users
+])
+def test_tensorrt_s_onnx_parser_is_its_onnx_importer(examples, entry, needle):
+    # the blind sets label TensorRT's ONNX parser converter/convert, as OpenCV's or OpenVINO's importer
+    texts = [t for t in examples[entry] if needle in t]
+    assert texts and all(_kind(t) == ("converter", "convert") for t in texts), texts

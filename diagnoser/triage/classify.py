@@ -119,9 +119,8 @@ _FRAME = re.compile(r"(?:File \"|^\s*at |\bin |^)([^\"\n]{1,300}?\.(?:pyc?|js|ts
 _PACKAGES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("quantization", re.compile(r"onnxruntime[/\\]quantization|neural_compressor|onnxruntime[/\\]tools[/\\]symbolic_shape", re.I)),
     ("optimizer", re.compile(r"[/\\]onnx[/\\]optimizer\.py|onnxsim|onnxslim|onnxoptimizer|onnx_graphsurgeon|onnxruntime[/\\]transformers[/\\](?:optimizer|fusion|onnx_model)|polygraphy|onnxscript[/\\](?:optimizer|rewriter)[/\\]", re.I)),
-    # coremltools converts to Core ML only (its ONNX converter came from onnx-coreml); onnx2pytorch,
-    # chaiNNer's onnx_to_ncnn and TNN's onnx2tnn read an ONNX file into another framework
-    ("converter", re.compile(r"tf2onnx|keras2onnx|skl2onnx|paddle2onnx|onnxmltools|onnxconverter_common|onnx_tf|onnx2tf|onnx2torch|onnx2pytorch|onnx2keras|hummingbird|jax2onnx|x2paddle|onnx_coreml|coremltools[/\\]|onnx_?(?:2|to_)(?:ncnn|tnn|mnn|caffe)|optimum[/\\]exporters|optimum[/\\]commands[/\\]export|rknn[/\\]api[/\\]", re.I)),
+    # coremltools converts to Core ML only (its ONNX converter came from onnx-coreml)
+    ("converter", re.compile(r"tf2onnx|keras2onnx|skl2onnx|paddle2onnx|onnxmltools|onnxconverter_common|onnx_tf|onnx2tf|onnx2torch|onnx2keras|hummingbird|jax2onnx|x2paddle|onnx_coreml|coremltools[/\\]|optimum[/\\]exporters|optimum[/\\]commands[/\\]export|rknn[/\\]api[/\\]", re.I)),
     # onnxscript's torch_lib holds the ATen translations only the torch.export-based exporter uses
     ("torch.onnx", re.compile(r"torch[/\\](?:onnx|export|_dynamo|_export)|transformers[/\\]onnx|onnxscript[/\\]function_libs[/\\]torch_lib", re.I)),
     ("onnx", re.compile(r"[/\\]onnx[/\\](?:checker|shape_inference|version_converter|helper|numpy_helper|external_data_helper|__init__|reference|compose)\.py", re.I)),
