@@ -12,7 +12,8 @@ from typing import Any
 
 from diagnoser.report import Closest, Triage
 from diagnoser.text import _DECISIVE, core_view
-from diagnoser.triage.classify import COMPONENTS, STAGES, component_of, is_onnx_family, matching_group, stage_of
+from diagnoser.triage.classify import (COMPONENTS, STAGES, another_package_missing, component_of, is_onnx_family,
+                                       matching_group, stage_of)
 from diagnoser.triage.extract import extract
 from diagnoser.triage.steps import next_steps
 
@@ -75,6 +76,8 @@ def triage(text: str, ranked: Sequence[Any] = (), index: Any = None, graph: Any 
     # (ProviderSharedLibrary::Ensure, sequential_executor.cc ExecuteKernel), evidence on the same line
     logged = [ln for ln in text.split("\n") if any(e.strip() and e.strip() in ln and e.strip() != ln.strip() for e in lines)]
     error_lines = "\n".join(dict.fromkeys(lines + logged))
+    if another_package_missing(text, error_lines):
+        return None  # Python could not import another package: that package's problem, not ONNX's
     group = matching_group(text, error_lines)  # the phrase table, searched once
     component = component_of(text, error_lines, group)
     stage = stage_of(component, text, error_lines, group)

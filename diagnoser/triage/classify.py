@@ -75,14 +75,43 @@ def onnx_importer() -> re.Pattern[str]:
     return _either([g.rx.pattern for g in groups() if g.importer])
 
 
+# a model file's name: an application that cannot find `voice.onnx` has said nothing about ONNX
+# (matched from a token's start only, so that a long token is scanned once, not once per character)
+_MODEL_FILE = re.compile(r"(?<![^\s'\"`()\[\]])[^\s'\"`()\[\]]*\.onnx(?:_data)?(?!\.?\w)", re.I)
+# ... but a Python module path that ends in onnx (torch.onnx, transformers.onnx) names the exporter
+_ONNX_MODULE = re.compile(r"(?:^|\.)(?:torch|transformers|optimum|exporters|paddle|mmdeploy|ultralytics)\.onnx$", re.I)
+
+
 def is_onnx_family(text: str) -> bool:
     """Whether the text is about the ONNX family at all: without one of its words, no triage; and
     not when another framework's backend or tool carries those words (the table's `foreign`)
-    unless the text also names onnxruntime."""
-    family, _, _, (foreign, unless) = _table()
-    if not family.search(text):
+    unless the text also names onnxruntime. A model file's name (`x.onnx`) alone is not such a
+    word: it says which file an application was given, not which component failed; beside a
+    component's own phrase (one too common to open the family by itself) it is."""
+    family, table, _, (foreign, unless) = _table()
+    masked = _MODEL_FILE.sub(lambda m: m.group() if _ONNX_MODULE.search(m.group()) else " ", text)
+    if not family.search(masked) and not (masked != text and any(not g.gate and g.rx.search(text) for g in table)):
         return False
     return not foreign.search(text) or bool(unless.search(text))
+
+
+# `No module named 'x.y'`: the module Python could not import
+_MISSING_MODULE = re.compile(r"No module named '?([\w.]+)", re.I)
+
+
+def another_package_missing(text: str, error_lines: str) -> bool:
+    """Whether the error is Python failing to import a module outside the ONNX family, with no
+    word of the family in the error lines themselves and no traceback frame in a package of the
+    family (an application that imports onnxruntime and an old transformers: the traceback's
+    source lines name onnxruntime, the error does not). Such a text is that package's
+    installation problem, not an ONNX one; tf2onnx failing to import a TensorFlow module is tf2onnx's."""
+    if _outermost_package(text):
+        return False
+    missing = _MISSING_MODULE.findall(error_lines)
+    if not missing or any(re.search(r"onnx|\bort\b", m, re.I) for m in missing):
+        return False
+    family = _table()[0]
+    return not family.search(_MISSING_MODULE.sub(" ", error_lines))
 
 
 # Traceback frames: the package a frame's file belongs to (Python, IPython's `path.py in func(`, JS, Java, C#).
@@ -90,7 +119,8 @@ _FRAME = re.compile(r"(?:File \"|^\s*at |\bin |^)([^\"\n]{1,300}?\.(?:pyc?|js|ts
 _PACKAGES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("quantization", re.compile(r"onnxruntime[/\\]quantization|neural_compressor|onnxruntime[/\\]tools[/\\]symbolic_shape", re.I)),
     ("optimizer", re.compile(r"[/\\]onnx[/\\]optimizer\.py|onnxsim|onnxslim|onnxoptimizer|onnx_graphsurgeon|onnxruntime[/\\]transformers[/\\](?:optimizer|fusion|onnx_model)|polygraphy|onnxscript[/\\](?:optimizer|rewriter)[/\\]", re.I)),
-    ("converter", re.compile(r"tf2onnx|keras2onnx|skl2onnx|paddle2onnx|onnxmltools|onnxconverter_common|onnx_tf|onnx2tf|onnx2torch|onnx2keras|hummingbird|jax2onnx|x2paddle|onnx_coreml|optimum[/\\]exporters|optimum[/\\]commands[/\\]export|rknn[/\\]api[/\\]", re.I)),
+    # coremltools converts to Core ML only (its ONNX converter came from onnx-coreml)
+    ("converter", re.compile(r"tf2onnx|keras2onnx|skl2onnx|paddle2onnx|onnxmltools|onnxconverter_common|onnx_tf|onnx2tf|onnx2torch|onnx2keras|hummingbird|jax2onnx|x2paddle|onnx_coreml|coremltools[/\\]|optimum[/\\]exporters|optimum[/\\]commands[/\\]export|rknn[/\\]api[/\\]", re.I)),
     # onnxscript's torch_lib holds the ATen translations only the torch.export-based exporter uses
     ("torch.onnx", re.compile(r"torch[/\\](?:onnx|export|_dynamo|_export)|transformers[/\\]onnx|onnxscript[/\\]function_libs[/\\]torch_lib", re.I)),
     ("onnx", re.compile(r"[/\\]onnx[/\\](?:checker|shape_inference|version_converter|helper|numpy_helper|external_data_helper|__init__|reference|compose)\.py", re.I)),
@@ -102,6 +132,24 @@ _PACKAGES: tuple[tuple[str, re.Pattern[str]], ...] = (
 # check their input first
 _CHECKER_VERDICT = re.compile(r"(?:onnx_cpp2py_export|onnx)\.checker\.ValidationError", re.I)
 _IMPORT_FAILURE = re.compile(r"No module named|ModuleNotFoundError|DLL load failed|ImportError|cannot import name|Unable to import dependency", re.I)
+# an import that fails for the installation's sake whoever imports: a package's native module that
+# does not load, or a package imported while it is still importing itself (a local file named like it)
+_BROKEN_IMPORT = re.compile(
+    r"DLL load failed while importing|ImportError: [^\n]{0,300}(?:cannot open shared object file|undefined symbol)|"
+    r"most likely due to a circular import|from partially initialized module", re.I)
+# the module an AttributeError / ImportError names: `module 'x' has no attribute`, `cannot import name 'y' from 'x'`
+_NAMED_MODULE = re.compile(r"module '([\w.]+)' has no attribute|cannot import name '\w+' from (?:partially initialized module )?'([\w.]+)'")
+
+
+def _shadowed(text: str, error_lines: str) -> bool:
+    """Whether the module an import or attribute error names is the user's own file: a script
+    named keras2onnx.py that imports keras2onnx imports itself, and the package's names are missing."""
+    for m in _NAMED_MODULE.finditer(error_lines):
+        name = (m.group(1) or m.group(2)).split(".")[-1]
+        if re.search(rf"File \"[^\"\n]*[/\\]{re.escape(name)}\.py\"", text) and not re.search(
+                rf"[/\\](?:site|dist)-packages[/\\](?:[^\"\n]*[/\\])?{re.escape(name)}\.py\"", text):
+            return True
+    return False
 
 
 def _outermost_package(text: str) -> str | None:
@@ -127,6 +175,8 @@ def matching_group(text: str, error_lines: str) -> Group | None:
 def component_of(text: str, error_lines: str, group: Group | None) -> str:
     """The component: the outermost known traceback frame, else the matching phrase group
     (`matching_group`), else onnxruntime (the family is named and nothing more specific is)."""
+    if _BROKEN_IMPORT.search(error_lines) or _shadowed(text, error_lines):
+        return "install"
     framed = _outermost_package(text)
     if framed:
         if framed in ("onnxruntime", "onnx") and (_IMPORT_FAILURE.search(error_lines) or (group and group.component == "install")):
