@@ -140,3 +140,27 @@ def test_chinese_next_steps_have_no_english_stand_in_when_the_text_names_no_op(c
     en, zh = next_steps(component, stage, {}, has_model=False)
     assert any("the failing node" in s or "the converter" in s for s in en)
     assert not any("the failing node" in s or "the converter" in s for s in zh), zh
+
+
+def test_error_line_is_the_message_not_the_traceback_header(tmp_path):
+    """A real traceback whose last line, with the binding's wrapper stripped, has no error word
+    ('Non-zero status code returned ... cannot be reshaped'): the header is not the error."""
+    import subprocess
+    import sys
+
+    graph = helper.make_graph(
+        [helper.make_node("Reshape", ["x", "shape"], ["y"], name="split_heads")], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [helper.make_tensor("shape", TensorProto.INT64, [1], [4])])
+    model = tmp_path / "m.onnx"
+    model.write_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
+                                        ir_version=8).SerializeToString())
+    script = ("import numpy as np, onnxruntime as ort\n"
+              f"s = ort.InferenceSession({str(model)!r}, providers=['CPUExecutionProvider'])\n"
+              "s.run(None, {'x': np.zeros((2, 3), np.float32)})\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0 and "Traceback (most recent call last)" in out.stderr
+    t = _tri(out.stderr)
+    assert "Traceback" not in t.error
+    assert "while running Reshape node" in t.error and "split_heads" in t.error

@@ -7,6 +7,7 @@ Text that is not about ONNX gets no triage: "no known problem" is then the hones
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +24,7 @@ _MAX_CLOSEST = 3
 _MIN_CONFIDENCE = 0.05  # a candidate below this is no nearer than any other entry
 _MIN_SIMILARITY = 0.45  # distinctive-word cosine: below it, shared words are boilerplate
 _ERROR_LINES = 4
+_HEADER = re.compile(r"Traceback \(most recent call last\):?$|During handling of the above exception|The above exception was the direct cause")
 
 
 def _unspaced(text: str) -> str:
@@ -39,8 +41,10 @@ def _unspaced(text: str) -> str:
 
 
 def _error_lines(core: str) -> list[str]:
-    """The last lines that read like an error (a traceback's message is at its end)."""
-    lines = [ln for ln in core.split("\n") if ln.strip()]
+    """The last lines that read like an error (a traceback's message is at its end). A traceback's
+    header says only that one follows: it is never the error, even when the message itself (with
+    its wrapper stripped) has no error word, as in onnxruntime's 'Non-zero status code returned'."""
+    lines = [ln for ln in core.split("\n") if ln.strip() and not _HEADER.match(ln.strip())]
     picked = [ln for ln in lines if _DECISIVE.search(ln) and not ln.startswith(("File ", "at "))]
     return (picked or lines)[-_ERROR_LINES:]
 
