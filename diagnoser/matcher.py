@@ -159,13 +159,18 @@ _GENERIC = re.compile(
 )
 
 
+# A word in fewer than about one entry in ten. Words more common than that ("load", "model",
+# "failed") can make a short text look just like a short example without saying which problem it is.
+_RARE_IDF = math.log(10)
+
+
 def _linked_by_content(index: Index, decisive: str, candidates: set[int]) -> set[int]:
-    """The entries among candidates whose examples share a distinctive word with the text once the
-    generic wrappers (_GENERIC) are taken out of it: the rest is linked by the wrapper alone."""
+    """The entries among candidates whose examples share a rare word (_RARE_IDF) with the text once
+    the generic wrappers (_GENERIC) are taken out of it: the rest is linked by the wrapper alone."""
     from diagnoser.similarity import tokens
 
     vectors = index.vectors
-    rest = tokens(_GENERIC.sub(" ", decisive)) & vectors.idf.keys()
+    rest = {w for w in tokens(_GENERIC.sub(" ", decisive)) if vectors.idf.get(w, 0.0) >= _RARE_IDF}
     if not rest:
         return set()
     return {i for i in candidates if any(rest & vectors.words[p] for p in vectors.by_owner.get(i, ()))}
