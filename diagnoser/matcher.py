@@ -97,13 +97,27 @@ def _search(sig: CompiledSignature, t: _Text) -> tuple[re.Match[str] | None, int
 
 _NO_HIT: tuple[float, dict[str, str], None, list[Evidence], set[int]] = (0.0, {}, None, [], set())
 
-# A log line at warning level. A warning the run went on after is not the diagnosis of an error
-# that another entry's signature explains on another line: at most a candidate beside it.
-_WARNING_LINE = re.compile(r"\[W:onnxruntime|^W\d{4} |\bUserWarning\b|^\W{0,3}WARN(?:ING)?\b|warnings\.warn\(")
+# A log line below error level. A warning the run went on after is not the diagnosis of an error
+# reported on a later line (whether or not another entry explains that line): at most a candidate
+# beside it. rknn-toolkit prefixes its debug and warning lines with "D " and "W ".
+_WARNING_LINE = re.compile(r"\[W:onnxruntime|^W\d{4} |\bUserWarning\b|^\W{0,3}WARN(?:ING)?\b|warnings\.warn\(|^[DW] (?=[A-Z])")
+# A line that reports an error: onnxruntime's error log, rknn-toolkit's "E " prefix, a Python
+# exception's last line, or a line that starts by saying error.
+_ERROR_LINE = re.compile(r"\[E:onnxruntime|^E (?=[A-Z])|^\W{0,3}(?i:error|fatal)\b|^\s*[\w.]{1,100}(?:Error|Exception)\b: \S")
 
 
 def _is_warning(text_lines: list[str], i: int) -> bool:
     return i < len(text_lines) and bool(_WARNING_LINE.search(text_lines[i]))
+
+
+def _error_after(text_lines: list[str], lines: set[int], excused: set[int]) -> bool:
+    """Whether an error line (not a warning) follows the last of lines. None does when a later line
+    is excused: the words of an entry the text itself speaks against are on it, and the warning
+    is what explains that error (an app that fell back to another engine, then that engine failed)."""
+    start = max(lines) + 1
+    if any(i >= start for i in excused):
+        return False
+    return any(_ERROR_LINE.search(ln) and not _WARNING_LINE.search(ln) for ln in text_lines[start:])
 
 
 def _refuted(ce: CompiledEntry, text: str) -> bool:
@@ -145,13 +159,18 @@ _GENERIC = re.compile(
 )
 
 
+# A word in fewer than about one entry in ten. Words more common than that ("load", "model",
+# "failed") can make a short text look just like a short example without saying which problem it is.
+_RARE_IDF = math.log(10)
+
+
 def _linked_by_content(index: Index, decisive: str, candidates: set[int]) -> set[int]:
-    """The entries among candidates whose examples share a distinctive word with the text once the
-    generic wrappers (_GENERIC) are taken out of it: the rest is linked by the wrapper alone."""
+    """The entries among candidates whose examples share a rare word (_RARE_IDF) with the text once
+    the generic wrappers (_GENERIC) are taken out of it: the rest is linked by the wrapper alone."""
     from diagnoser.similarity import tokens
 
     vectors = index.vectors
-    rest = tokens(_GENERIC.sub(" ", decisive)) & vectors.idf.keys()
+    rest = {w for w in tokens(_GENERIC.sub(" ", decisive)) if vectors.idf.get(w, 0.0) >= _RARE_IDF}
     if not rest:
         return set()
     return {i for i in candidates if any(rest & vectors.words[p] for p in vectors.by_owner.get(i, ()))}
@@ -227,6 +246,7 @@ def score(
     refuted = {pos for pos in hits if _refuted(entries[pos], text)}
     explained = {i for pos, h in hits.items() if h[0] >= 0.5 and pos not in refuted
                  for i in h[4] if not _is_warning(text_lines, i)}
+    excused = {i for pos in refuted for i in hits[pos][4]}  # errors a refuted entry's words are on
     for pos in sorted(relevant):
         ce = entries[pos]
         sig, facts, line, evidence, sig_lines = hits.get(pos, _NO_HIT)
@@ -274,10 +294,15 @@ def score(
                 logit -= 1.0
                 cand.evidence.append(Evidence("providers", f"none of {', '.join(e.providers)} was requested", -1.0,
                                               detail_zh=f"没有请求 {', '.join(e.providers)} 中的任何一个"))
-        if sig > 0 and sig_lines and all(_is_warning(text_lines, i) for i in sig_lines) and explained - sig_lines:
-            logit = min(logit, _logit(0.45))
-            cand.evidence.append(Evidence("context", "the matched line is a warning; another entry explains the error line", -1.0,
-                                          detail_zh="匹配到的是一条警告；另一个条目解释了报错的那一行"))
+        if sig > 0 and sig_lines and all(_is_warning(text_lines, i) for i in sig_lines):
+            if explained - sig_lines:
+                logit = min(logit, _logit(0.45))
+                cand.evidence.append(Evidence("context", "the matched line is a warning; another entry explains the error line", -1.0,
+                                              detail_zh="匹配到的是一条警告；另一个条目解释了报错的那一行"))
+            elif _error_after(text_lines, sig_lines, excused):
+                logit = min(logit, _logit(0.45))
+                cand.evidence.append(Evidence("context", "the matched line is a warning; the error is reported on a later line", -1.0,
+                                              detail_zh="匹配到的是一条警告；错误报告在后面的另一行"))
         confirms = [found_codes[c] for c in e.findings.confirm if c in found_codes]
         refutes = [found_codes[c] for c in e.findings.refute if c in found_codes]
         if confirms and logit < -2.0:

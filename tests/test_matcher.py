@@ -112,3 +112,11 @@ def test_decisive_text_keeps_a_message_whose_wrapper_said_error():
     assert decisive_text(core_view(text), set(), text).startswith("could not find an implementation for convinteger")
     # with no error word anywhere the last lines are still read (the similarity fallback needs words)
     assert decisive_text("first line\nsecond line", set()) == "first line\nsecond line"
+
+
+def test_a_short_text_of_common_words_is_not_diagnosed_by_likeness():
+    """'load', 'model' and 'failed' are in dozens of entries: that a short text shares only them
+    with a short example (OT0915's "Can't load a model: failed to load model") says nothing."""
+    # https://github.com/microsoft/CNTK/issues/3249 (CNTK's own loader, not onnxruntime)
+    report = diagnose(text="RuntimeError: Failed to load the model.")
+    assert report.diagnoses == ()

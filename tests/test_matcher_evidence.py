@@ -210,3 +210,52 @@ def test_an_apps_fallback_warning_explains_the_fallback_engines_error():
     assert diagnosed[:1] == ["OT1006"]
     diagnosed, _ = _ids(_OPENCV_TOPK)
     assert diagnosed[:1] == ["OT1100"]
+
+
+def test_the_fallback_warning_still_explains_the_engines_error_under_the_apps_error_header():
+    """ComfyUI puts its own 'Error occurred when executing <node>:' header (comfyui_controlnet_aux#280)
+    above the fallback engine's error: that line is not another, unexplained error."""
+    diagnosed, _ = _ids(_DWPOSE_FALLBACK + "\nError occurred when executing DWPreprocessor:\n\n" + _OPENCV_TOPK)
+    assert diagnosed[:1] == ["OT1006"]
+
+
+# onnxruntime 1.32.0 on CPU (produced here): a Relu whose output is declared [batch, 4] behind a
+# [batch, 3] input, then the caller divides the symbolic batch dimension (a str) by 2
+_MERGE_WARNING = (
+    "2026-11-25 00:01:51.889784127 [W:onnxruntime:, graph.cc:128 MergeShapeInfo] Error merging shape info for output. "
+    "'y' source:{-1,3} target:{-1,4}. Falling back to lenient merge."
+)
+_LATER_ERROR = (
+    "Traceback (most recent call last):\n"
+    '  File "/tmp/m5/mk.py", line 11, in <module>\n'
+    "    print(shape[0] / 2)\n"
+    "          ~~~~~~~~~^~~\n"
+    "TypeError: unsupported operand type(s) for /: 'str' and 'int'"
+)
+# https://github.com/rockchip-linux/rknn-toolkit/issues/179: rknn-toolkit logs the checker's
+# refusal at debug level ("D ") and goes on; a later "E " line is what stopped the conversion
+_RKNN_LOG = """D Using CPPUTILS: True
+I Start importing onnx...
+D ONNX model check failed, Exception: ValidationError("Your model ir_version is higher than the checker's.",)
+W Call onnx.optimizer.optimize fail, skip optimize
+I Current ONNX Model use ir_version 7 opset_version 9
+I Call RKNN onnx optimize fail, skip optimize
+E Catch exception when loading onnx model: test.onnx!
+E Traceback (most recent call last):
+E   File "rknn/base/RKNNlib/converter/onnx_util.py", line 412, in rknn.base.RKNNlib.converter.onnx_util.onnx_subgraph.build_subgraph
+E KeyError: 'x.3'"""
+
+
+def test_a_warning_followed_by_an_error_no_entry_explains_is_only_a_candidate():
+    """The run went on after the warning and stopped on a later error line: the warning's entry
+    does not explain that error, even when no other entry does."""
+    diagnosed, candidates = _ids(_MERGE_WARNING + "\n" + _LATER_ERROR)
+    assert "OT0155" not in diagnosed and "OT0155" in candidates
+    assert _ids(_MERGE_WARNING)[0][:1] == ["OT0155"]  # the warning alone still is the diagnosis
+
+
+def test_rknn_debug_lines_are_below_error_level():
+    diagnosed, candidates = _ids(_RKNN_LOG)
+    assert "OT0153" not in diagnosed and "OT0153" in candidates
+    # the checker's own exception (onnxsim#2) stays the diagnosis
+    assert _ids("onnx.onnx_cpp2py_export.checker.ValidationError: Your model ir_version is higher than the checker's.")[0][:1] == ["OT0153"]
