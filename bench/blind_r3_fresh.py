@@ -10,6 +10,8 @@ Run: python bench/blind_r3_fresh.py [--rev REV] [--set f] [bench/data/blind_r3_a
 --set X checks bench/data/blind_r3_X.yaml (the same as naming that path).
 --also DIR (repeatable) adds the entries/ and bench/data/ of another checkout, e.g. the helpers'
 worktrees whose entries are being written while a set is collected.
+--with-blind also counts the texts of the other blind_r3 sets (those not being checked), so a new
+set repeats no wording of an earlier one.
 --rev REV checks against entries/ and bench/data/ as they were at git revision REV (for instance the
 commit the sets were collected on), instead of the working tree.
 """
@@ -114,6 +116,8 @@ def main(argv: list[str]) -> int:
             print(stale({"text": line}, k) or "fresh", "|", line[:80])
         return 0
     rev, also = None, []
+    with_blind = "--with-blind" in argv
+    argv = [a for a in argv if a != "--with-blind"]
     while "--also" in argv:
         i = argv.index("--also")
         also.append(Path(argv[i + 1]))
@@ -136,6 +140,11 @@ def main(argv: list[str]) -> int:
         if (extra / "entries").is_dir():
             x = known(extra)
             k = Known(texts=list(dict.fromkeys(k.texts + x.texts)), corpus=k.corpus + "\n" + x.corpus)
+    if with_blind:
+        checked = {q.resolve() for q in paths}
+        for q in sorted((ROOT / "bench/data").glob("blind_r3_*.yaml")):
+            if q.resolve() not in checked:
+                k = Known(texts=k.texts + [(q.name, norm(t)) for t in _bench_texts(q)], corpus=k.corpus)
     bad = 0
     seen: dict[str, str] = {}
     for p in paths:
