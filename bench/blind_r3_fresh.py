@@ -6,7 +6,12 @@ fuzz.partial_ratio >= 90 with an example text of an entry (front matter `example
 or a text of another bench/data set. The same test flags texts of the blind sets that later
 became contaminated (an entry written afterwards took their source or wording).
 
-Run: python bench/blind_r3_fresh.py [--rev REV] [bench/data/blind_r3_a.yaml ...]  (exit 1 when one is stale)
+Run: python bench/blind_r3_fresh.py [--rev REV] [--set f] [bench/data/blind_r3_a.yaml ...]  (exit 1 when one is stale)
+--set X checks bench/data/blind_r3_X.yaml (the same as naming that path).
+--also DIR (repeatable) adds the entries/ and bench/data/ of another checkout, e.g. the helpers'
+worktrees whose entries are being written while a set is collected.
+--with-blind also counts the texts of the other blind_r3 sets (those not being checked), so a new
+set repeats no wording of an earlier one.
 --rev REV checks against entries/ and bench/data/ as they were at git revision REV (for instance the
 commit the sets were collected on), instead of the working tree.
 """
@@ -110,9 +115,18 @@ def main(argv: list[str]) -> int:
         for line in argv[1:]:
             print(stale({"text": line}, k) or "fresh", "|", line[:80])
         return 0
-    rev = None
+    rev, also = None, []
+    with_blind = "--with-blind" in argv
+    argv = [a for a in argv if a != "--with-blind"]
+    while "--also" in argv:
+        i = argv.index("--also")
+        also.append(Path(argv[i + 1]))
+        argv = argv[:i] + argv[i + 2:]
     if argv[:1] == ["--rev"]:
         rev, argv = argv[1], argv[2:]
+    while "--set" in argv:  # --set f: the set's file, as bench/blind_r3.py names it
+        i = argv.index("--set")
+        argv = argv[:i] + [str(ROOT / f"bench/data/blind_r3_{argv[i + 1]}.yaml")] + argv[i + 2:]
     paths = [Path(a) for a in argv] or sorted((ROOT / "bench/data").glob("blind_r3_*.yaml"))
     if rev:  # the project as it was at that revision
         tmp = tempfile.mkdtemp(prefix="blind-rev-")
@@ -122,6 +136,15 @@ def main(argv: list[str]) -> int:
         k = known(Path(tmp))
     else:
         k = known()
+    for extra in also:
+        if (extra / "entries").is_dir():
+            x = known(extra)
+            k = Known(texts=list(dict.fromkeys(k.texts + x.texts)), corpus=k.corpus + "\n" + x.corpus)
+    if with_blind:
+        checked = {q.resolve() for q in paths}
+        for q in sorted((ROOT / "bench/data").glob("blind_r3_*.yaml")):
+            if q.resolve() not in checked:
+                k = Known(texts=k.texts + [(q.name, norm(t)) for t in _bench_texts(q)], corpus=k.corpus)
     bad = 0
     seen: dict[str, str] = {}
     for p in paths:
