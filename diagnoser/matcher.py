@@ -99,8 +99,9 @@ _NO_HIT: tuple[float, dict[str, str], None, list[Evidence], set[int]] = (0.0, {}
 
 # A log line below error level. A warning the run went on after is not the diagnosis of an error
 # reported on a later line (whether or not another entry explains that line): at most a candidate
-# beside it. rknn-toolkit prefixes its debug and warning lines with "D " and "W ".
-_WARNING_LINE = re.compile(r"\[W:onnxruntime|^W\d{4} |\bUserWarning\b|^\W{0,3}WARN(?:ING)?\b|warnings\.warn\(|^[DW] (?=[A-Z])")
+# beside it. rknn-toolkit prefixes its debug and warning lines with "D " and "W "; Python's
+# logging writes " - WARNING - " in its default format.
+_WARNING_LINE = re.compile(r"\[W:onnxruntime|^W\d{4} |\bUserWarning\b|^\W{0,3}WARN(?:ING)?\b|warnings\.warn\(|^[DW] (?=[A-Z])| - WARNING - ")
 # A line that reports an error: onnxruntime's error log, rknn-toolkit's "E " prefix, a Python
 # exception's last line, or a line that starts by saying error.
 _ERROR_LINE = re.compile(r"\[E:onnxruntime|^E (?=[A-Z])|^\W{0,3}(?i:error|fatal)\b|^\s*[\w.]{1,100}(?:Error|Exception)\b: \S")

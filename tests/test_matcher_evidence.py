@@ -259,3 +259,15 @@ def test_rknn_debug_lines_are_below_error_level():
     assert "OT0153" not in diagnosed and "OT0153" in candidates
     # the checker's own exception (onnxsim#2) stays the diagnosis
     assert _ids("onnx.onnx_cpp2py_export.checker.ValidationError: Your model ir_version is higher than the checker's.")[0][:1] == ["OT0153"]
+
+
+# mmdeploy#139 (quoted in the thread; MMCVRoiAlign then had no kernel) and mmdeploy#931's title
+# (Python logging's default format: the same warning where the model needed no custom op)
+_MMDEPLOY_WARNING = "2022-02-08:08:37:04,root WARNING [wrapper.py:52] The library of onnxruntime custom ops does not exist:"
+_MMDEPLOY_LOGGING = "mmdeploy - WARNING - Use generated class names, because , The library of onnxruntime custom ops does not exist"
+
+
+def test_python_loggings_warning_level_is_below_error_level():
+    assert _ids(_MMDEPLOY_WARNING)[0][:1] == ["OT0208"]
+    diagnosed, candidates = _ids(_MMDEPLOY_LOGGING + "\n" + _LATER_ERROR)
+    assert "OT0208" not in diagnosed and "OT0208" in candidates
