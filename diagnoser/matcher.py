@@ -111,14 +111,20 @@ def _is_warning(text_lines: list[str], i: int) -> bool:
     return i < len(text_lines) and bool(_WARNING_LINE.search(text_lines[i]))
 
 
-def _error_after(text_lines: list[str], lines: set[int], excused: set[int]) -> bool:
-    """Whether an error line (not a warning) follows the last of lines. None does when a later line
-    is excused: the words of an entry the text itself speaks against are on it, and the warning
-    is what explains that error (an app that fell back to another engine, then that engine failed)."""
+def _error_after(text_lines: list[str], lines: set[int], excused: set[int], idf: dict[str, float]) -> bool:
+    """Whether an error line (not a warning) about something else follows the last of lines. None
+    does when a later line is excused: the words of an entry the text itself speaks against are on
+    it, and the warning is what explains that error (an app that fell back to another engine, then
+    that engine failed). An error line that shares a rare word with the warning (the provider it
+    named) is about the same thing."""
+    from diagnoser.similarity import tokens
+
     start = max(lines) + 1
     if any(i >= start for i in excused):
         return False
-    return any(_ERROR_LINE.search(ln) and not _WARNING_LINE.search(ln) for ln in text_lines[start:])
+    said = {w for i in lines if i < len(text_lines) for w in tokens(text_lines[i]) if idf.get(w, 0.0) >= _RARE_IDF}
+    return any(_ERROR_LINE.search(ln) and not _WARNING_LINE.search(ln) and not said & tokens(ln)
+               for ln in text_lines[start:])
 
 
 def _refuted(ce: CompiledEntry, text: str) -> bool:
@@ -300,7 +306,7 @@ def score(
                 logit = min(logit, _logit(0.45))
                 cand.evidence.append(Evidence("context", "the matched line is a warning; another entry explains the error line", -1.0,
                                               detail_zh="匹配到的是一条警告；另一个条目解释了报错的那一行"))
-            elif _error_after(text_lines, sig_lines, excused):
+            elif _error_after(text_lines, sig_lines, excused, index.vectors.idf):
                 logit = min(logit, _logit(0.45))
                 cand.evidence.append(Evidence("context", "the matched line is a warning; the error is reported on a later line", -1.0,
                                               detail_zh="匹配到的是一条警告；错误报告在后面的另一行"))
