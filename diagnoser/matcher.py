@@ -99,8 +99,9 @@ _NO_HIT: tuple[float, dict[str, str], None, list[Evidence], set[int]] = (0.0, {}
 
 # A log line below error level. A warning the run went on after is not the diagnosis of an error
 # reported on a later line (whether or not another entry explains that line): at most a candidate
-# beside it. rknn-toolkit prefixes its debug and warning lines with "D " and "W ".
-_WARNING_LINE = re.compile(r"\[W:onnxruntime|^W\d{4} |\bUserWarning\b|^\W{0,3}WARN(?:ING)?\b|warnings\.warn\(|^[DW] (?=[A-Z])")
+# beside it. rknn-toolkit prefixes its debug and warning lines with "D " and "W "; Python's
+# logging writes " - WARNING - " in its default format.
+_WARNING_LINE = re.compile(r"\[W:onnxruntime|^W\d{4} |\bUserWarning\b|^\W{0,3}WARN(?:ING)?\b|warnings\.warn\(|^[DW] (?=[A-Z])| - WARNING - ")
 # A line that reports an error: onnxruntime's error log, rknn-toolkit's "E " prefix, a Python
 # exception's last line, or a line that starts by saying error.
 _ERROR_LINE = re.compile(r"\[E:onnxruntime|^E (?=[A-Z])|^\W{0,3}(?i:error|fatal)\b|^\s*[\w.]{1,100}(?:Error|Exception)\b: \S")
@@ -110,14 +111,20 @@ def _is_warning(text_lines: list[str], i: int) -> bool:
     return i < len(text_lines) and bool(_WARNING_LINE.search(text_lines[i]))
 
 
-def _error_after(text_lines: list[str], lines: set[int], excused: set[int]) -> bool:
-    """Whether an error line (not a warning) follows the last of lines. None does when a later line
-    is excused: the words of an entry the text itself speaks against are on it, and the warning
-    is what explains that error (an app that fell back to another engine, then that engine failed)."""
+def _error_after(text_lines: list[str], lines: set[int], excused: set[int], idf: dict[str, float]) -> bool:
+    """Whether an error line (not a warning) about something else follows the last of lines. None
+    does when a later line is excused: the words of an entry the text itself speaks against are on
+    it, and the warning is what explains that error (an app that fell back to another engine, then
+    that engine failed). An error line that shares a rare word with the warning (the provider it
+    named) is about the same thing."""
+    from diagnoser.similarity import tokens
+
     start = max(lines) + 1
     if any(i >= start for i in excused):
         return False
-    return any(_ERROR_LINE.search(ln) and not _WARNING_LINE.search(ln) for ln in text_lines[start:])
+    said = {w for i in lines if i < len(text_lines) for w in tokens(text_lines[i]) if idf.get(w, 0.0) >= _RARE_IDF}
+    return any(_ERROR_LINE.search(ln) and not _WARNING_LINE.search(ln) and not said & tokens(ln)
+               for ln in text_lines[start:])
 
 
 def _refuted(ce: CompiledEntry, text: str) -> bool:
@@ -299,7 +306,7 @@ def score(
                 logit = min(logit, _logit(0.45))
                 cand.evidence.append(Evidence("context", "the matched line is a warning; another entry explains the error line", -1.0,
                                               detail_zh="匹配到的是一条警告；另一个条目解释了报错的那一行"))
-            elif _error_after(text_lines, sig_lines, excused):
+            elif _error_after(text_lines, sig_lines, excused, index.vectors.idf):
                 logit = min(logit, _logit(0.45))
                 cand.evidence.append(Evidence("context", "the matched line is a warning; the error is reported on a later line", -1.0,
                                               detail_zh="匹配到的是一条警告；错误报告在后面的另一行"))

@@ -259,3 +259,29 @@ def test_rknn_debug_lines_are_below_error_level():
     assert "OT0153" not in diagnosed and "OT0153" in candidates
     # the checker's own exception (onnxsim#2) stays the diagnosis
     assert _ids("onnx.onnx_cpp2py_export.checker.ValidationError: Your model ir_version is higher than the checker's.")[0][:1] == ["OT0153"]
+
+
+# mmdeploy#139 (quoted in the thread; MMCVRoiAlign then had no kernel) and mmdeploy#931's title
+# (Python logging's default format: the same warning where the model needed no custom op)
+_MMDEPLOY_WARNING = "2022-02-08:08:37:04,root WARNING [wrapper.py:52] The library of onnxruntime custom ops does not exist:"
+_MMDEPLOY_LOGGING = "mmdeploy - WARNING - Use generated class names, because , The library of onnxruntime custom ops does not exist"
+
+
+def test_python_loggings_warning_level_is_below_error_level():
+    assert _ids(_MMDEPLOY_WARNING)[0][:1] == ["OT0208"]
+    diagnosed, candidates = _ids(_MMDEPLOY_LOGGING + "\n" + _LATER_ERROR)
+    assert "OT0208" not in diagnosed and "OT0208" in candidates
+
+
+def test_an_error_about_what_the_warning_named_is_explained_by_the_warning():
+    """OT0301's reproduction (onnxruntime 1.31.1 on CPU): the provider warning, then the script's
+    own assertion that it runs on CPUExecutionProvider; the error line shares the warning's rare
+    word ('provider'), so the warning stays the diagnosis."""
+    text = (
+        "/work/main/.venv/lib/python3.11/site-packages/onnxruntime/capi/onnxruntime_inference_collection.py:197: "
+        "UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names.Available providers: "
+        "'AzureExecutionProvider, CPUExecutionProvider'\n"
+        "  warnings.warn(\n"
+        "AssertionError: running on ['CPUExecutionProvider']"
+    )
+    assert _ids(text)[0][:1] == ["OT0301"]

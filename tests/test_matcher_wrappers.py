@@ -213,9 +213,10 @@ def test_a_warning_is_not_the_diagnosis_of_an_error_another_entry_explains():
     sure, maybe = _ids(log)
     assert sure[:1] == ["OT0268"], (sure, maybe)  # the Reshape of an empty tensor is what failed
     assert "OT0269" not in sure
-    # the warning alone is still what it is
+    # the warning alone (an output declared with a size the run does not keep) is not OT0269's
+    # dim_param shared by dimensions that differ: no buffer was reused
     warning = next(ln for ln in log.splitlines() if "VerifyOutputSizes" in ln)
-    assert _ids(warning)[0][:1] == ["OT0269"]
+    assert "OT0269" not in _ids(warning)[0]
 
 
 # --- the tool that wrote the graph decides whose problem a failure is ---
