@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 ID_PATTERN = r"^OT\d{4}$"
 SECTIONS = ("Symptom", "Cause", "Fix", "Verify")
@@ -138,7 +138,7 @@ class Entry(_Strict):
     summary: str = Field(min_length=20, max_length=400)
     summary_zh: str = Field(min_length=5)
     category: str
-    _zh = field_validator("title_zh", "summary_zh")(_tidy_zh)
+    _zh = field_validator("title_zh", "summary_zh", "retired_zh")(_tidy_zh)
     stage: Literal["export", "convert", "quantize", "load", "run", "install"]
     providers: tuple[str, ...] = ()
     provider_sets: tuple[tuple[str, ...], ...] = Field(
@@ -155,7 +155,14 @@ class Entry(_Strict):
     versions: Versions = Versions()
     verified: None = Field(None, exclude=True, description="Retired: stamps come from `kb verify`, not hand edits.")
     retired: str | None = Field(None, description="Why the entry is retired; its ID stays taken.")
+    retired_zh: str | None = Field(None, description="The same reason in Chinese (the Chinese page shows it).")
     remedies: tuple[str, ...] = Field((), description="Automatic repairs (`diagnose --fix`) that fix this problem; names from entries/remedies.yaml.")
+
+    @model_validator(mode="after")
+    def _retired_in_both_languages(self) -> Entry:
+        if bool(self.retired) != bool(self.retired_zh):
+            raise ValueError("retired and retired_zh go together: the Chinese page says why in Chinese")
+        return self
 
     @field_validator("verified", mode="before")
     @classmethod

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from kb import pages
+from kb import load, pages
 from kb.faq import load_faq
 from kb.paths import project_root
 from tests.sitebuild import built_site, scratch_project, skip_without_mkdocs
@@ -53,6 +53,33 @@ def test_chinese_pages_carry_the_chinese_text(db, faq, rendered):
         en = rendered[f"docs/en/faq/{qid}.md"]
         assert doc.question.question_zh in zh and doc.question.question in en
         assert doc.question.answer_zh.splitlines()[0][:20] in zh
+
+
+def test_retired_entries_stay_out_of_search_and_say_why_in_each_language(db, rendered):
+    """A retired ID keeps its page (links and old reports still resolve) but is never a search
+    answer, and the Chinese page gives the reason in Chinese."""
+    retired = [d.entry for d in db.documents.values() if d.entry.retired]
+    active = next(d.entry for d in db.documents.values() if not d.entry.retired)
+    assert retired
+    for e in retired:
+        en, zh = rendered[f"docs/en/entries/{e.id}.md"], rendered[f"docs/zh/entries/{e.id}.md"]
+        for page in (en, zh):
+            assert "exclude: true" in page.split("\n---\n", 1)[0] and "boost:" not in page.split("\n---\n", 1)[0]
+        assert e.retired_zh[:20] in zh and e.retired[:20] not in zh
+        assert e.retired[:20] in en
+    assert "boost: 2" in rendered[f"docs/en/entries/{active.id}.md"]
+
+
+def test_a_retired_entry_needs_its_reason_in_chinese_too():
+    from pydantic import ValidationError
+
+    from kb.schema import Entry
+
+    doc = next(d for d in load(strict=False).documents.values() if d.entry.retired)
+    data = doc.entry.model_dump(exclude_none=True)
+    data.pop("retired_zh")
+    with pytest.raises(ValidationError, match="retired_zh"):
+        Entry.model_validate(data)
 
 
 def test_home_page_indexes_by_category_and_stage(db, rendered):
