@@ -164,3 +164,17 @@ def test_error_line_is_the_message_not_the_traceback_header(tmp_path):
     t = _tri(out.stderr)
     assert "Traceback" not in t.error
     assert "while running Reshape node" in t.error and "split_heads" in t.error
+
+
+@pytest.mark.parametrize(("entry", "needle", "component"), [
+    ("OT1116", "Cannot create Gather layer", "converter"),  # OpenVINO reading an old opset: no onnxruntime word
+    ("OT1303", "File format is not onnx", "converter"),  # a JS protobuf reader
+    ("OT0260", "are missing from input feed", "onnxruntime"),  # onnxruntime's own words, its name cut off
+    ("OT0265", "PyTorch and ONNX Runtime mismatch", "onnxruntime"),
+])
+def test_an_unnamed_tool_is_onnxruntime_only_when_the_text_has_its_words(examples, entry, needle, component):
+    """With no phrase group and no frame naming the tool, the component is onnxruntime only when the
+    text carries onnxruntime's words (its name, status codes, its own messages); set F showed other
+    ONNX readers (tract, MNN, ncnn, RKNN, OpenVINO) triaged as onnxruntime/load."""
+    text = next(t for t in examples[entry] if needle in t)
+    assert _tri(text).component == component

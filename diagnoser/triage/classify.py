@@ -130,6 +130,16 @@ _PACKAGES: tuple[tuple[str, re.Pattern[str]], ...] = (
 # the onnx checker's own verdict on the model an optimizer or an ONNX-importing converter (the
 # table's `importer` groups, see onnx_importer) was given: onnxsim and onnx_tf's backend.prepare
 # check their input first
+_ORT_WORDS = re.compile(
+    r"onnx[_ ]?runtime|\bORT(?:_[A-Z_]+)?\b|\bOrt[A-Z]\w+|Ort::|InferenceSession|ExecutionProvider|\bsession\.run\b|"
+    r"Non-zero status code returned|sequential_executor|inference_session|graph_partitioner|kernel_registry|"
+    r"Could not find an implementation for|\bFAIL : |INVALID_ARGUMENT : |NOT_IMPLEMENTED : |RUNTIME_EXCEPTION : |"
+    r"INVALID_GRAPH : |NO_SUCHFILE : |LoadLibrary failed with error|\bSessionOptions\b|\bRunOptions\b|"
+    # onnxruntime's own messages, quoted without its name (the binding's wrapper cut off)
+    r"Invalid rank for input|Got invalid dimensions for input|Unexpected input data type|input feed|in 'feeds'|"
+    r"Invalid (?:Feed )?Input Name|Invalid Output Name|Protobuf parsing failed|Missing opset in the model|"
+    r"kernel def hash|Execution Provider|_sess\.run|\bOnnx(?:Tensor|Sequence|Map|Value)\b|TensorInfo\(|"
+    r"Load model (?:from .{1,300} )?failed|Type Error: Type \(|Node \(.{1,200}\) Op \(|Exception during initialization", re.I)
 _CHECKER_VERDICT = re.compile(r"(?:onnx_cpp2py_export|onnx)\.checker\.ValidationError", re.I)
 _IMPORT_FAILURE = re.compile(r"No module named|ModuleNotFoundError|DLL load failed|ImportError|cannot import name|Unable to import dependency", re.I)
 # an import that fails for the installation's sake whoever imports: a package's native module that
@@ -185,7 +195,12 @@ def component_of(text: str, error_lines: str, group: Group | None) -> str:
         if (framed == "optimizer" or importer) and _CHECKER_VERDICT.search(error_lines):
             return "onnx"
         return framed
-    return group.component if group else "onnxruntime"
+    if group:
+        return group.component
+    # nothing more specific is named: onnxruntime only when the text carries onnxruntime's own words;
+    # an ONNX text without them comes from another tool that reads or converts the file (an importer
+    # such as tract, MNN, ncnn, RKNN, TensorRT's parser, or a converter), never from onnxruntime
+    return "onnxruntime" if _ORT_WORDS.search(text) else "converter"
 
 
 _CONVERT = re.compile(r"version_converter|convert_version", re.I)
