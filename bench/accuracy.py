@@ -176,7 +176,8 @@ def evaluate(verbose: bool = False) -> dict[str, float]:
         bindings[g["binding"]] = bindings.get(g["binding"], 0) + 1
     print("  bindings: " + ", ".join(f"{k} {v}" for k, v in sorted(bindings.items(), key=lambda kv: -kv[1])))
     print(f"wrapper-only texts (an example's wrapper line, cut after 'Status Message:' / 'failed:'): {figures['wrapper_only_texts']}  "
-          f"diagnosed {figures['wrapper_only_diagnosed']} (only an execution provider's own partition node, CoreML_*/TRTKernel_*, should be)")
+          f"diagnosed {figures['wrapper_only_diagnosed']} (only a node whose name says who made it should be: an execution provider's "
+          f"partition node, CoreML_*/TRTKernel_*, or quantize_static's calibrator node <tensor>_ReduceMax(_Reshape))")
     print(f"out-of-scope texts: {figures['out_of_scope_texts']:3d}  abstained {figures['abstention_all']:.1%}  (held-out part {figures['abstention_held_out']:.1%})")
     print("calibration of the top diagnosis (all examples): confidence bin -> accuracy (n)")
     for lo, hi, n, acc, mean in calib:
