@@ -131,7 +131,7 @@ _PACKAGES: tuple[tuple[str, re.Pattern[str]], ...] = (
 # table's `importer` groups, see onnx_importer) was given: onnxsim and onnx_tf's backend.prepare
 # check their input first
 _ORT_WORDS = re.compile(
-    r"onnx[_ ]?runtime|\bORT(?:_[A-Z_]+)?\b|\bOrt[A-Z]\w+|Ort::|InferenceSession|ExecutionProvider|\bsession\.run\b|"
+    r"onnx[_ ]?runtime|(?-i:\bORT(?:_[A-Z_]+)?\b|\bOrt[A-Z]\w+|Ort::|\bort\.\w)|InferenceSession|ExecutionProvider|\bsession\.run\b|"
     r"Non-zero status code returned|sequential_executor|inference_session|graph_partitioner|kernel_registry|"
     r"Could not find an implementation for|\bFAIL : |INVALID_ARGUMENT : |NOT_IMPLEMENTED : |RUNTIME_EXCEPTION : |"
     r"INVALID_GRAPH : |NO_SUCHFILE : |LoadLibrary failed with error|\bSessionOptions\b|\bRunOptions\b|"
