@@ -184,7 +184,8 @@ def matching_group(text: str, error_lines: str) -> Group | None:
 
 def component_of(text: str, error_lines: str, group: Group | None) -> str:
     """The component: the outermost known traceback frame, else the matching phrase group
-    (`matching_group`), else onnxruntime (the family is named and nothing more specific is)."""
+    (`matching_group`), else onnxruntime when the text has onnxruntime's words and another ONNX
+    reader or converter when it has none."""
     if _BROKEN_IMPORT.search(error_lines) or _shadowed(text, error_lines):
         return "install"
     framed = _outermost_package(text)
