@@ -127,9 +127,7 @@ _PACKAGES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("onnxruntime-web", re.compile(r"onnxruntime-web|onnxruntime-node|onnxruntime-react-native|onnxruntime-common|ort(?:\.min|\.webgpu|\.all)?\.m?js", re.I)),
     ("onnxruntime", re.compile(r"onnxruntime[/\\]capi|onnxruntime_inference_collection|optimum[/\\]onnxruntime", re.I)),
 )
-# the onnx checker's own verdict on the model an optimizer or an ONNX-importing converter (the
-# table's `importer` groups, see onnx_importer) was given: onnxsim and onnx_tf's backend.prepare
-# check their input first
+# onnxruntime's own words: its names, status codes and messages (see component_of)
 _ORT_WORDS = re.compile(
     r"onnx[_ ]?runtime|(?-i:\bORT(?:_[A-Z_]+)?\b|\bOrt[A-Z]\w+|Ort::|\bort\.\w)|InferenceSession|ExecutionProvider|\bsession\.run\b|"
     r"Non-zero status code returned|sequential_executor|inference_session|graph_partitioner|kernel_registry|"
@@ -140,6 +138,9 @@ _ORT_WORDS = re.compile(
     r"Invalid (?:Feed )?Input Name|Invalid Output Name|Protobuf parsing failed|Missing opset in the model|"
     r"kernel def hash|Execution Provider|_sess\.run|\bOnnx(?:Tensor|Sequence|Map|Value)\b|TensorInfo\(|"
     r"Load model (?:from .{1,300} )?failed|Type Error: Type \(|Node \(.{1,200}\) Op \(|Exception during initialization", re.I)
+# the onnx checker's own verdict on the model an optimizer or an ONNX-importing converter (the
+# table's `importer` groups, see onnx_importer) was given: onnxsim and onnx_tf's backend.prepare
+# check their input first
 _CHECKER_VERDICT = re.compile(r"(?:onnx_cpp2py_export|onnx)\.checker\.ValidationError", re.I)
 _IMPORT_FAILURE = re.compile(r"No module named|ModuleNotFoundError|DLL load failed|ImportError|cannot import name|Unable to import dependency", re.I)
 # an import that fails for the installation's sake whoever imports: a package's native module that
