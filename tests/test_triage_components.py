@@ -118,8 +118,10 @@ def test_a_log_written_as_utf16_is_read_without_its_letter_spacing(capfd):
 def test_onnx_importers_come_from_the_table_only():
     rx = onnx_importer()
     flagged = [g for g in groups() if g.importer]
-    assert {g.name for g in flagged} == {"converter-onnx-importers", "converter-opencv-dnn", "converter-onnx-to-framework"}
-    for name in ("onnx_tf", "onnx2tf", "onnx2torch", "onnx2keras", "onnx_coreml", "x2paddle", "onnx_importer.cpp"):
+    assert {g.name for g in flagged} == {"converter-onnx-importers", "converter-opencv-dnn", "converter-onnx-to-framework",
+                                         "converter-rust-importers", "converter-tensorrt-parser", "converter-unity-import"}
+    for name in ("onnx_tf", "onnx2tf", "onnx2torch", "onnx2keras", "onnx_coreml", "x2paddle", "onnx_importer.cpp",
+                 "candle-onnx", "ModelImporter.cpp"):
         assert rx.search(f"File \"/site-packages/{name}/x.py\"") or rx.search(name), name
     for name in ("tf2onnx", "keras2onnx", "skl2onnx", "hummingbird", "jax2onnx"):  # exporters to ONNX are not importers
         assert not rx.search(name), name

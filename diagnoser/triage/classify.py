@@ -46,6 +46,16 @@ def _either(patterns: list[str]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{p})" for p in patterns), re.I)
 
 
+def _exported_name(data: dict) -> str:
+    """The TorchScript exporter's node or tensor name (`/encoder/layer.0/MatMul`, `..._output_0`),
+    one alternation of the ONNX op types the table lists, never under a file-system root."""
+    names = data["exported_names"]
+    ops = "|".join(sorted(map(re.escape, names["op_types"]), key=len, reverse=True))
+    roots = "|".join(map(re.escape, names["not_roots"]))
+    return (rf"(?<![\w/.:\\-])/(?!(?:{roots})/)(?:[\w.\-]+/)+(?-i:{ops})(?:_\d+)?(?:_output_\d+)?"
+            rf"(?:_\w+)?(?![\w/.\-])")
+
+
 @lru_cache(maxsize=1)
 def _table() -> tuple[re.Pattern[str], tuple[Group, ...], dict[str, re.Pattern[str]], tuple[re.Pattern[str], re.Pattern[str]]]:
     data = table("triage_phrases")
@@ -56,11 +66,18 @@ def _table() -> tuple[re.Pattern[str], tuple[Group, ...], dict[str, re.Pattern[s
             raise ValueError(f"triage_phrases.yaml: group {g.get('name')!r} is malformed")
         groups.append(Group(g["name"], g["component"], g.get("stage"), g.get("provider"), g.get("gate", True), rx,
                             g.get("wrapper", False), g.get("importer", False)))
-    gate_parts = [data["family"]["patterns"]] + [[g.rx.pattern] for g in groups if g.gate]
+    gate_parts = [data["family"]["patterns"], [_exported_name(data)]] + [[g.rx.pattern] for g in groups if g.gate]
     family = _either([p for part in gate_parts for p in part])
     stages = {name: _either(data["stages"][name]) for name in ("install", "run", "load")}
     foreign = (_either(data["foreign"]["patterns"]), _either(data["foreign"]["unless"]))
     return family, tuple(groups), stages, foreign
+
+
+@lru_cache(maxsize=1)
+def _ort_words() -> re.Pattern[str]:
+    """onnxruntime's own words (the table's `onnxruntime_words`): `patterns` without case, `exact` with it."""
+    words = table("triage_phrases")["onnxruntime_words"]
+    return _either(list(words["patterns"]) + [f"(?-i:{p})" for p in words["exact"]])
 
 
 def groups() -> tuple[Group, ...]:
@@ -78,8 +95,9 @@ def onnx_importer() -> re.Pattern[str]:
 # a model file's name: an application that cannot find `voice.onnx` has said nothing about ONNX
 # (matched from a token's start only, so that a long token is scanned once, not once per character)
 _MODEL_FILE = re.compile(r"(?<![^\s'\"`()\[\]])[^\s'\"`()\[\]]*\.onnx(?:_data)?(?!\.?\w)", re.I)
-# ... but a Python module path that ends in onnx (torch.onnx, transformers.onnx) names the exporter
-_ONNX_MODULE = re.compile(r"(?:^|\.)(?:torch|transformers|optimum|exporters|paddle|mmdeploy|ultralytics)\.onnx$", re.I)
+# ... but a Python module path that ends in onnx (torch.onnx, transformers.onnx) names the exporter, and
+# ai.onnx is the ONNX standard's own operator domain (`ai.onnx::11::FindMax`)
+_ONNX_MODULE = re.compile(r"(?:^|\.)(?:torch|transformers|optimum|exporters|paddle|mmdeploy|ultralytics|ai)\.onnx$", re.I)
 
 
 def is_onnx_family(text: str) -> bool:
@@ -114,30 +132,23 @@ def another_package_missing(text: str, error_lines: str) -> bool:
     return not family.search(_MISSING_MODULE.sub(" ", error_lines))
 
 
-# Traceback frames: the package a frame's file belongs to (Python, IPython's `path.py in func(`, JS, Java, C#).
-_FRAME = re.compile(r"(?:File \"|^\s*at |\bin |^)([^\"\n]{1,300}?\.(?:pyc?|js|ts|cs|java))\b(?=[\"\s:(,]|$)", re.M)
+# Traceback frames: the package a frame's file belongs to (Python, IPython's `path.py in func(`, JS, Java,
+# C#, a Rust panic's `panicked at path.rs:L:C`, a Julia stack frame's `f(...) at path.jl:L`).
+_FRAME = re.compile(r"(?:File \"|^\s*at |\bin |^|panicked at |\) at )([^\"\n]{1,300}?\.(?:pyc?|js|ts|cs|java|rs|jl))\b(?=[\"\s:(,]|$)", re.M)
 _PACKAGES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("quantization", re.compile(r"onnxruntime[/\\]quantization|neural_compressor|onnxruntime[/\\]tools[/\\]symbolic_shape", re.I)),
     ("optimizer", re.compile(r"[/\\]onnx[/\\]optimizer\.py|onnxsim|onnxslim|onnxoptimizer|onnx_graphsurgeon|onnxruntime[/\\]transformers[/\\](?:optimizer|fusion|onnx_model)|polygraphy|onnxscript[/\\](?:optimizer|rewriter)[/\\]", re.I)),
     # coremltools converts to Core ML only (its ONNX converter came from onnx-coreml)
-    ("converter", re.compile(r"tf2onnx|keras2onnx|skl2onnx|paddle2onnx|onnxmltools|onnxconverter_common|onnx_tf|onnx2tf|onnx2torch|onnx2keras|hummingbird|jax2onnx|x2paddle|onnx_coreml|coremltools[/\\]|optimum[/\\]exporters|optimum[/\\]commands[/\\]export|rknn[/\\]api[/\\]", re.I)),
+    ("converter", re.compile(r"tf2onnx|keras2onnx|skl2onnx|paddle2onnx|onnxmltools|onnxconverter_common|onnx_tf|onnx2tf|onnx2torch|onnx2keras|hummingbird|jax2onnx|x2paddle|onnx_coreml|coremltools[/\\]|optimum[/\\]exporters|optimum[/\\]commands[/\\]export|rknn[/\\]api[/\\]|RKNNlib[/\\]|"
+                            # ONNX importers of other languages: Rust crates (burn, candle, tract, wonnx), Julia packages
+                            r"[/\\]onnx-ir[/\\]|burn-onnx|burn-import|candle-onnx|tract-onnx|[/\\]wonnx[/\\-]|"
+                            r"\.julia[/\\]packages[/\\]ONNX\w*[/\\]", re.I)),
     # onnxscript's torch_lib holds the ATen translations only the torch.export-based exporter uses
     ("torch.onnx", re.compile(r"torch[/\\](?:onnx|export|_dynamo|_export)|transformers[/\\]onnx|onnxscript[/\\]function_libs[/\\]torch_lib", re.I)),
     ("onnx", re.compile(r"[/\\]onnx[/\\](?:checker|shape_inference|version_converter|helper|numpy_helper|external_data_helper|__init__|reference|compose)\.py", re.I)),
     ("onnxruntime-web", re.compile(r"onnxruntime-web|onnxruntime-node|onnxruntime-react-native|onnxruntime-common|ort(?:\.min|\.webgpu|\.all)?\.m?js", re.I)),
     ("onnxruntime", re.compile(r"onnxruntime[/\\]capi|onnxruntime_inference_collection|optimum[/\\]onnxruntime", re.I)),
 )
-# onnxruntime's own words: its names, status codes and messages (see component_of)
-_ORT_WORDS = re.compile(
-    r"onnx[_ ]?runtime|(?-i:\bORT(?:_[A-Z_]+)?\b|\bOrt[A-Z]\w+|Ort::|\bort\.\w)|InferenceSession|ExecutionProvider|\bsession\.run\b|"
-    r"Non-zero status code returned|sequential_executor|inference_session|graph_partitioner|kernel_registry|"
-    r"Could not find an implementation for|\bFAIL : |INVALID_ARGUMENT : |NOT_IMPLEMENTED : |RUNTIME_EXCEPTION : |"
-    r"INVALID_GRAPH : |NO_SUCHFILE : |LoadLibrary failed with error|\bSessionOptions\b|\bRunOptions\b|"
-    # onnxruntime's own messages, quoted without its name (the binding's wrapper cut off)
-    r"Invalid rank for input|Got invalid dimensions for input|Unexpected input data type|input feed|in 'feeds'|"
-    r"Invalid (?:Feed )?Input Name|Invalid Output Name|Protobuf parsing failed|Missing opset in the model|"
-    r"kernel def hash|Execution Provider|_sess\.run|\bOnnx(?:Tensor|Sequence|Map|Value)\b|TensorInfo\(|"
-    r"Load model (?:from .{1,300} )?failed|Type Error: Type \(|Node \(.{1,200}\) Op \(|Exception during initialization", re.I)
 # the onnx checker's own verdict on the model an optimizer or an ONNX-importing converter (the
 # table's `importer` groups, see onnx_importer) was given: onnxsim and onnx_tf's backend.prepare
 # check their input first
@@ -202,7 +213,7 @@ def component_of(text: str, error_lines: str, group: Group | None) -> str:
     # nothing more specific is named: onnxruntime only when the text carries onnxruntime's own words;
     # an ONNX text without them comes from another tool that reads or converts the file (an importer
     # such as tract, MNN, ncnn, RKNN, TensorRT's parser, or a converter), never from onnxruntime
-    return "onnxruntime" if _ORT_WORDS.search(text) else "converter"
+    return "onnxruntime" if _ort_words().search(text) else "converter"
 
 
 _CONVERT = re.compile(r"version_converter|convert_version", re.I)
