@@ -82,6 +82,20 @@ def test_tensorrt_s_own_engine_builder_is_not_onnx_but_its_parser_is():
     assert _kind(builder) is None
     # the same builder words beside onnxruntime's TensorRT provider stay onnxruntime's
     assert not is_onnx_family(builder) and is_onnx_family(builder + "\nTensorrtExecutionProvider")
+    # open-mmlab/mmdeploy#48: mmdeploy's onnx2tensorrt step, the builder out of memory for a tactic
+    deploy = ("[01/06/2022-14:53:21] [TRT] [W] Skipping tactic 0 due to insuficient memory on requested size of "
+              "1459519488 detected for tactic 0.\n"
+              "[01/06/2022-14:53:21] [TRT] [E] 10: [optimizer.cpp::computeCosts::2011] Error Code 10: Internal Error "
+              "(Could not find any implementation for node {ForeignNode[2337...Reshape_1696]}.)\n"
+              "2022-01-06:14:53:21,root ERROR [deploy.py:67] Failed to create TensorRT engine\n"
+              "Traceback (most recent call last):\n"
+              'File "/home/aiuser/workspace/lab_mmdeploy/MMDeploy/mmdeploy/backend/tensorrt/onnx2tensorrt.py", '
+              "line 64, in onnx2tensorrt\nengine = create_trt_engine(")
+    assert _kind(deploy) is None
+    # NVIDIA/TensorRT#4488: the ONNX parser's own failure stays in scope (converter, convert)
+    parser = ('[06/13/2025-19:41:36] [E] [TRT] parsers/onnx/ModelImporter.cpp:961: While parsing node number 267 '
+              '[Conv -> "/model/prediction/layers/layers.0/Conv_output_0"]:')
+    assert _kind(parser) == ("converter", "convert")
 
 
 def test_a_rust_panic_names_its_crate():
