@@ -216,3 +216,19 @@ def test_a_report_without_a_diagnosis_carries_the_triage(source, want):
 
 def test_a_report_on_a_text_not_about_onnx_has_no_triage():
     assert diagnose(text=_set_a("chnsh/DCRNN_PyTorch/issues/6")).triage is None  # CUDA out of memory in training
+
+
+def test_onnxruntime_s_own_words_are_data_and_its_short_names_keep_their_case():
+    words = table("triage_phrases")["onnxruntime_words"]
+    assert words["source"] and words["patterns"] and words["exact"]
+    from diagnoser.triage.classify import _ort_words
+
+    rx = _ort_words()
+    # case-insensitive phrases: the runtime's name and messages however a binding spells them
+    for text in ("ONNXRUNTIME_ERROR", "onnx runtime", "invalid rank for input: x", "Load model from m.onnx failed"):
+        assert rx.search(text), text
+    # the short names only as onnxruntime writes them: ORT_FAIL, OrtSession, Ort::Value, ort.Tensor
+    for text in ("ORT_FAIL", "OrtSessionOptions", "Ort::Exception", "ort.InferenceSession"):
+        assert rx.search(text), text
+    for text in ("sort the list", "orthogonal init", "Ortho projection", "port.Tensor", "ORTHO"):
+        assert not rx.search(text), text

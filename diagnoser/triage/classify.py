@@ -92,7 +92,9 @@ def onnx_importer() -> re.Pattern[str]:
     return _either([g.rx.pattern for g in groups() if g.importer])
 
 
-# a model file's name: an application that cannot find `voice.onnx` has said nothing about ONNX
+# a model file's name alone is no word of the family: it says which file an application was given; beside
+# a component's own phrase or words saying the file is missing (the table's gate: false groups, e.g.
+# weak-model-file-missing: bench/data/LABELS.md files a missing .onnx under onnxruntime's load), it is
 # (matched from a token's start only, so that a long token is scanned once, not once per character)
 _MODEL_FILE = re.compile(r"(?<![^\s'\"`()\[\]])[^\s'\"`()\[\]]*\.onnx(?:_data)?(?!\.?\w)", re.I)
 # ... but a Python module path that ends in onnx (torch.onnx, transformers.onnx) names the exporter, and
