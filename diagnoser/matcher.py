@@ -312,7 +312,7 @@ def score(
                                               detail_zh="匹配到的是一条警告；错误报告在后面的另一行"))
         confirms = [found_codes[c] for c in e.findings.confirm if c in found_codes]
         refutes = [found_codes[c] for c in e.findings.refute if c in found_codes]
-        if confirms and logit < -2.0:
+        if confirms and logit < -2.0 and _asked_for(e.providers, given, text):
             # model evidence alone: a prediction, not a diagnosis of a pasted error. An error
             # finding predicts (~0.8 after the confirm bonus below), a warning only suggests
             # (~0.35, a candidate), an info finding alone predicts nothing.
@@ -334,6 +334,16 @@ def score(
 
 
 _PROVIDER = re.compile(r"\b([A-Z][A-Za-z]{1,30}ExecutionProvider)\b")
+
+
+def _asked_for(providers: tuple[str, ...], given: set[str], text: str) -> bool:
+    """May model evidence alone predict an entry of these providers? Only when one of them was
+    requested or the text names it: a model finding (shapes missing, say) says nothing about a
+    provider nobody asked about."""
+    if not providers or "CPUExecutionProvider" in providers or given & set(providers):
+        return True  # the CPU provider is the default and every session's fallback
+    low = text.lower()
+    return any(p.removesuffix("ExecutionProvider").lower() in low for p in providers)
 
 
 def _providers_on_line(text: str, line: int) -> set[str]:

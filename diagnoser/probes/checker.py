@@ -11,8 +11,10 @@ never touches a file, never changes directory, and is safe in threads.
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from diagnoser import native_stdout
 from diagnoser.report import Finding
 
 NAME = "checker"
@@ -51,17 +53,56 @@ def run(ctx: Any) -> list[Finding]:
     source, left_out = ctx.for_onnx
     # external tensors (the light copy's stand-ins among them) become empty inline ones
     target = without_external_data(source) if (left_out or ctx.external) else source
+    findings: list[Finding] = []
+    with native_stdout.captured() as printed:
+        try:
+            onnx.checker.check_model(target, full_check=False)
+            problems = data_size_problems(left_out)
+            if problems:
+                raise onnx.checker.ValidationError("; ".join(problems[:5]) + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""))
+        except (onnx.checker.ValidationError, ValueError) as exc:
+            text = str(exc)
+            if "in initializer but not in graph input" in text and ctx.model.proto.ir_version < 4:
+                findings.append(Finding("checker.initializer-not-input", "info",
+                                        f"IR {ctx.model.proto.ir_version} requires every initializer to be a graph input and this one is not ({first_lines(text, 1)}); onnxruntime accepts it, strict tools may not",
+                                        NAME, details={"error_text": text[:1000]}))
+            else:
+                findings.append(Finding("checker.invalid", "error", f"onnx.checker rejects the model: {first_lines(text)}", NAME,
+                                        details={"error_text": text[:4000], "onnx": onnx.__version__}))
+    return experimental_ops(printed()) + findings
+
+
+_EXPERIMENTAL = re.compile(r"experimental ops:\s*([^\r\n]+)")
+
+
+def experimental_ops(printed: str) -> list[Finding]:
+    """The ops the installed onnx's checker itself calls experimental (it prints them rather than
+    raising): ATen nodes left by a PyTorch export, or ops ONNX once had and removed."""
+    m = _EXPERIMENTAL.search(printed)
+    if not m:
+        return []
+    ops = sorted({op.strip() for op in m.group(1).split(",") if op.strip()})
     try:
-        onnx.checker.check_model(target, full_check=False)
-        problems = data_size_problems(left_out)
-        if problems:
-            raise onnx.checker.ValidationError("; ".join(problems[:5]) + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""))
-    except (onnx.checker.ValidationError, ValueError) as exc:
-        text = str(exc)
-        if "in initializer but not in graph input" in text and ctx.model.proto.ir_version < 4:
-            return [Finding("checker.initializer-not-input", "info",
-                            f"IR {ctx.model.proto.ir_version} requires every initializer to be a graph input and this one is not ({first_lines(text, 1)}); onnxruntime accepts it, strict tools may not",
-                            NAME, details={"error_text": text[:1000]})]
-        return [Finding("checker.invalid", "error", f"onnx.checker rejects the model: {first_lines(text)}", NAME,
-                        details={"error_text": text[:4000], "onnx": onnx.__version__})]
-    return []
+        from diagnoser import kernels
+
+        reg = kernels.registry()
+        kept = [op for op in ops if any(k.provider == "CPUExecutionProvider" for k in reg.get(("", op), ()))]
+        ort: str | None = kernels.ort_version()
+    except ImportError:
+        kept, ort = [], None
+    out = []
+    if "ATen" in ops:
+        runs = (f"onnxruntime {ort} has a CPU kernel for it (a training build); inference builds and other runtimes do not" if "ATen" in kept else
+                f"onnxruntime {ort} has no kernel for it, nor do other runtimes" if ort else "inference runtimes have no kernel for it")
+        out.append(Finding("checker.experimental-aten", "warning" if "ATen" in kept else "error",
+                           f"the model has ATen nodes (onnx.checker: experimental op ATen), which call back into PyTorch: {runs}",
+                           NAME, details={"ops": ["ATen"]}))
+    rest = [op for op in ops if op != "ATen"]
+    kept = [op for op in kept if op != "ATen"]
+    if rest:
+        runs = (f"; onnxruntime {ort} still has CPU kernels for {', '.join(kept)}" if kept else
+                f"; onnxruntime {ort} has no kernel for them" if ort else "")
+        out.append(Finding("checker.experimental-ops", "warning",
+                           f"the model uses experimental operators the ONNX standard no longer defines ({', '.join(rest)}){runs}; other runtimes, converters and execution providers need not support them",
+                           NAME, details={"ops": rest, "cpu_kernels": kept}))
+    return out
