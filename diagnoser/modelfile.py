@@ -25,6 +25,7 @@ _KINDS = (
     (b"<?xml", "file.not-onnx", "an XML file (an OpenVINO IR .xml?), not ONNX"),
     (b"<!DOCTYPE html", "file.not-onnx", "an HTML page (a download that saved an error page?), not ONNX"),
     (b"<html", "file.not-onnx", "an HTML page (a download that saved an error page?), not ONNX"),
+    (b"ir_version:", "file.not-onnx", "a text-format ONNX model (textproto), which onnxruntime does not read: load it with onnx.load(path, format='textproto') and save it in binary"),
 )
 _PROTO_FIRST_BYTES = (b"\x08", b"\x12", b"\x1a", b"\x22", b"\x2a", b"\x32", b"\x3a", b"\x42", b"\x72")
 
@@ -78,6 +79,8 @@ def sniff(path: Path) -> int:
     for magic, code, what in _KINDS:
         if head.startswith(magic):
             raise _fail(code, f"{path} is {what}")
+    if head[4:8] == b"ORTM":  # a flatbuffer whose file identifier is onnxruntime's ORT format
+        raise _fail("file.ort-format", f"{path} is an ORT-format model (.ort flatbuffer), not an ONNX protobuf: name it .ort, or set the session option session.load_model_format=ORT")
     # ModelProto's first field is ir_version (tag 0x08) in every exporter we know of;
     # plain text files start with a printable character that is not a protobuf tag.
     if head[:1] not in _PROTO_FIRST_BYTES:
