@@ -183,6 +183,15 @@ def _linked_by_content(index: Index, decisive: str, candidates: set[int]) -> set
     return {i for i in candidates if any(rest & vectors.words[p] for p in vectors.by_owner.get(i, ()))}
 
 
+def _about_onnx(text: str) -> bool:
+    """Whether the text names a component of the ONNX family (triage's test, its phrase table).
+    Likeness to an example is evidence only inside the family: the same debugger line, allocator
+    message or Python error about another library's file resembles an example just as much."""
+    from diagnoser.triage.classify import is_onnx_family
+
+    return is_onnx_family(text)
+
+
 def _example_similarity(index: Index, decisive: str, only: set[int] | None = None) -> dict[int, float]:
     """Best similarity of the decisive text to each entry's examples: the higher of the
     distinctive-word cosine (diagnoser.similarity) and the token-sorted surface ratio; with
@@ -245,6 +254,8 @@ def score(
         relevant |= {i for i, ce in enumerate(entries) if not found_codes.keys().isdisjoint(ce.entry.findings.confirm)}
     sim_only = {i for i in relevant if i not in hits and similarity.get(i, 0.0) >= 0.6}
     linked = _linked_by_content(index, decisive, sim_only) if sim_only else set()
+    if linked and not _about_onnx(text):
+        linked = set()  # likeness alone, in a text that names no ONNX component: a candidate at most
     out: list[Candidate] = []
     text_lines = text.split("\n")
     # error lines that a signature of some weight explains, unless that entry's own negative context
