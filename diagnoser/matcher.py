@@ -16,7 +16,7 @@ from diagnoser.index import CompiledEntry, CompiledSignature, Index, sort_tokens
 from diagnoser.notes import finding_zh
 from diagnoser.report import Evidence, Finding
 from diagnoser.similarity import best_by_entry
-from diagnoser.text import _DECISIVE, core_view, unwrapped_views
+from diagnoser.text import _DECISIVE, core_view, unwrapped_views, without_particulars
 
 _FUZZY_CHARS = 300
 # A distinctive-word cosine reads higher than a surface ratio for the same closeness: measured on
@@ -59,7 +59,7 @@ def decisive_text(text: str, hit_lines: set[int], raw: str | None = None) -> str
         picked = [ln for ln, r in zip(lines, looks) if ln and (_DECISIVE.search(r) or _DECISIVE.search(ln))][-5:]
     if not picked:
         picked = [ln for ln in lines if ln][-3:]
-    return "\n".join(picked)[-_FUZZY_CHARS:].lower()
+    return without_particulars("\n".join(picked))[-_FUZZY_CHARS:].lower()
 
 
 @dataclass

@@ -314,3 +314,22 @@ def core_view(text: str) -> str:
     """The text line by line with wrappers stripped (same number of lines, so a match's line
     number is the original line's); empty lines stay empty."""
     return "\n".join(core_line(ln) for ln in text.split("\n"))
+
+
+# The parts of a message that name the user's things rather than the problem: a path's folders
+# (a file's own name stays: model.onnx, cuda_call.cc, onnxruntime_pybind11_state.so say something)
+# and hexadecimal addresses. Likeness is measured without them, so that the same problem pasted
+# from another machine, project or binding reads alike, and a long path does not push the
+# message's own words out of the window likeness looks at.
+_FOLDERS = re.compile(r"(?:\b[A-Za-z]:)?(?:[\w.~@+-]{0,120}[\\/]){2,}(?=[\w.-])")
+_HEX = re.compile(r"\b0x[0-9a-fA-F]{4,16}\b")
+
+
+def without_particulars(text: str) -> str:
+    """The text with paths cut to their file names and hex addresses blanked (for likeness only:
+    signatures read the text as pasted)."""
+    if "/" in text or "\\" in text:
+        text = _FOLDERS.sub("", text)
+    if "0x" in text:
+        text = _HEX.sub("0x", text)
+    return text
