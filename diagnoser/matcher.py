@@ -192,13 +192,14 @@ def _about_onnx(text: str) -> bool:
     return is_onnx_family(text)
 
 
-def _example_similarity(index: Index, decisive: str, only: set[int] | None = None) -> dict[int, float]:
+def _example_similarity(index: Index, decisive: str, only: set[int] | None = None, coverage: bool = True) -> dict[int, float]:
     """Best similarity of the decisive text to each entry's examples: the higher of the
-    distinctive-word cosine (diagnoser.similarity) and the token-sorted surface ratio; with
-    `only`, to those entries' examples alone."""
+    distinctive-word cosine (diagnoser.similarity; with `coverage`, or the share of the text's
+    words the entry's examples cover together) and the token-sorted surface ratio; with `only`,
+    to those entries' examples alone."""
     if not decisive:
         return {}
-    best = {i: min(1.0, c + _IDF_LIFT) for i, c in best_by_entry(index.vectors, decisive, only).items()}
+    best = {i: min(1.0, c + _IDF_LIFT) for i, c in best_by_entry(index.vectors, decisive, only, coverage).items()}
     for i, r in _surface_similarity(index, decisive, only).items():
         if r > best.get(i, 0.0):
             best[i] = r
@@ -243,6 +244,12 @@ def score(
     # when no signature speaks with some confidence, else just the matched entries' examples.
     strong = any(h[0] >= 0.5 for h in hits.values())
     similarity = _example_similarity(index, decisive, set(hits) if strong else None)
+    # An entry a signature matched is moved by its likeness to one example (how close the wording
+    # is to one seen); the entry's vocabulary as a whole (coverage) only ranks the fallback, where
+    # no signature speaks: it is never enough to lift a weak signature into a diagnosis.
+    if hits:
+        similarity.update({i: 0.0 for i in hits})
+        similarity.update(_example_similarity(index, decisive, set(hits), coverage=False))
     given = set(providers)
     found_codes = {f.code: f for f in findings}
     # Only entries something supports are scored: a signature, a similar example, the providers

@@ -321,7 +321,8 @@ def core_view(text: str) -> str:
 # and hexadecimal addresses. Likeness is measured without them, so that the same problem pasted
 # from another machine, project or binding reads alike, and a long path does not push the
 # message's own words out of the window likeness looks at.
-_FOLDERS = re.compile(r"(?:\b[A-Za-z]:)?(?:[\w.~@+-]{0,120}[\\/]){2,}(?=[\w.-])")
+# (a URL is the tool's own words, a link it prints with every message: it stays)
+_FOLDERS = re.compile(r"(?P<url>\b[a-z]{2,8}://\S+)|(?:\b[A-Za-z]:)?(?:[\w.~@+-]{0,120}[\\/]){2,}(?=[\w.-])")
 _HEX = re.compile(r"\b0x[0-9a-fA-F]{4,16}\b")
 
 
@@ -329,7 +330,7 @@ def without_particulars(text: str) -> str:
     """The text with paths cut to their file names and hex addresses blanked (for likeness only:
     signatures read the text as pasted)."""
     if "/" in text or "\\" in text:
-        text = _FOLDERS.sub("", text)
+        text = _FOLDERS.sub(lambda m: m.group("url") or "", text)
     if "0x" in text:
         text = _HEX.sub("0x", text)
     return text
