@@ -81,3 +81,42 @@ def test_tensorrts_engine_refusal_alone_is_a_stale_engine():
     # the runtime's line without the archive reader's reason, https://github.com/NVIDIA/TensorRT/issues/2041
     line = "[06/08/2022-15:28:47] [TRT] [E] 4: [runtime.cpp::deserializeCudaEngine::50] Error Code 4: Internal Error (Engine deserialization failed.)"
     assert _top(line) == "OT0513"
+
+
+# --- likeness: the problem's words, not the user's particulars ---
+
+def test_likeness_reads_a_path_by_its_file_name_and_keeps_urls():
+    from diagnoser.index import example_key
+
+    # https://github.com/microsoft/onnxruntime-genai/issues/684 (an OT0162 example): the folders
+    # are this user's; the file name and the runtime's words are the message
+    key = example_key("Microsoft.ML.OnnxRuntimeGenAI.OnnxRuntimeGenAIException: 'Load model from D:\\models\\Phi-3-mini-4k-instruct-onnx"
+                      "\\cpu_and_mobile\\cpu-int4-rtn-block-32\\phi3-mini-4k-instruct-cpu-int4-rtn-block-32.onnx failed:Protobuf parsing failed.'")
+    assert "phi3-mini-4k-instruct-cpu-int4-rtn-block-32.onnx failed:protobuf parsing failed" in key
+    assert "cpu_and_mobile" not in key
+    # a tool's link is its own words (torch.onnx's SARIF wrapper prints it with every failure)
+    url = "SARIF logs can be loaded in VS Code SARIF viewer extension, or SARIF web viewer (https://microsoft.github.io/sarif-web-component/)."
+    assert "https://microsoft.github.io/sarif-web-component/" in example_key(url)
+
+
+def test_a_faulting_address_is_not_a_word():
+    from diagnoser.similarity import tokens
+    from diagnoser.text import without_particulars
+
+    # https://github.com/microsoft/onnxruntime/issues/8828: the hex digits of an address made words
+    line = "Unhandled exception at 0x00007FFBF13DACFF (onnxruntime_providers_cuda.dll) in ***.exe: 0xC0000005"
+    assert "dacff" in tokens(line) and "dacff" not in tokens(without_particulars(line))
+
+
+def test_coverage_ranks_but_never_diagnoses():
+    """An entry's examples together may cover a text no single example resembles: that ranks the
+    fallback's candidates; it is capped below what likeness alone needs for a diagnosis."""
+    from diagnoser.index import default_index
+    from diagnoser.similarity import COVERAGE_CAP, best_by_entry
+
+    vectors = default_index().vectors
+    # https://github.com/microsoft/onnxruntime/issues/8579 (an OT0401 example)
+    text = "0x00007FFB0AF2ACFF (onnxruntime_providers_cuda.dll)处(位于 yolox_demo.exe 中)引发的异常: 0xC0000005: 读取位置 0x000000000000009C 时发生访问冲突。"
+    plain, covered = best_by_entry(vectors, text, coverage=False), best_by_entry(vectors, text)
+    assert all(covered[i] >= v for i, v in plain.items())
+    assert all(v <= max(COVERAGE_CAP, plain.get(i, 0.0)) for i, v in covered.items())
