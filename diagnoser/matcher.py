@@ -263,6 +263,7 @@ def score(
     linked = _linked_by_content(index, decisive, sim_only) if sim_only else set()
     if linked and not _about_onnx(text):
         linked = set()  # likeness alone, in a text that names no ONNX component: a candidate at most
+    rival_sim = max((similarity.get(i, 0.0) for i in hits), default=0.0)
     out: list[Candidate] = []
     text_lines = text.split("\n")
     # error lines that a signature of some weight explains, unless that entry's own negative context
@@ -285,6 +286,8 @@ def score(
             prior = 0.6 * max(0.0, (sim - 0.6) / 0.4) ** 2
             if pos not in linked:  # like its examples only in the shared wrapper: a candidate at most
                 prior = min(prior, 0.3)
+            elif sim <= rival_sim:  # an entry whose signature matched resembles the text as much:
+                prior = min(prior, 0.45)  # the signature, not the likeness, tells them apart
             logit = _logit(prior) if prior > 0 else -9.0
         if sim >= 0.6:
             cand.evidence.append(Evidence("example", f"text resembles a known example ({sim:.0%} similar)", round(sim, 2),

@@ -317,7 +317,8 @@ def core_view(text: str) -> str:
 
 
 # The parts of a message that name the user's things rather than the problem: a path's folders
-# (a file's own name stays: model.onnx, cuda_call.cc, onnxruntime_pybind11_state.so say something)
+# up to the tool's own tree (a file's own name stays: model.onnx, cuda_call.cc,
+# onnxruntime_pybind11_state.so say something, and so does onnxruntime/core/providers/cuda/)
 # and hexadecimal addresses. Likeness is measured without them, so that the same problem pasted
 # from another machine, project or binding reads alike, and a long path does not push the
 # message's own words out of the window likeness looks at.
@@ -326,11 +327,23 @@ _FOLDERS = re.compile(r"(?P<url>\b[a-z]{2,8}://\S+)|(?:\b[A-Za-z]:)?(?:[\w.~@+-]
 _HEX = re.compile(r"\b0x[0-9a-fA-F]{4,16}\b")
 
 
+_ONNX_FOLDER = re.compile(r"[^\\/]*onnx[^\\/]*[\\/]", re.I)
+
+
+def _tool_part(m: re.Match[str]) -> str:
+    """A URL whole; of a path's folders, those from the first that names an onnx package on (the
+    tool's own source tree: onnxruntime/core/providers/..., site-packages/onnxslim/core/...)."""
+    if m.group("url"):
+        return m.group("url")
+    tool = _ONNX_FOLDER.search(m.group(0))
+    return m.group(0)[tool.start():] if tool else ""
+
+
 def without_particulars(text: str) -> str:
     """The text with paths cut to their file names and hex addresses blanked (for likeness only:
     signatures read the text as pasted)."""
     if "/" in text or "\\" in text:
-        text = _FOLDERS.sub(lambda m: m.group("url") or "", text)
+        text = _FOLDERS.sub(_tool_part, text)
     if "0x" in text:
         text = _HEX.sub("0x", text)
     return text
