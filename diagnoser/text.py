@@ -323,19 +323,23 @@ def core_view(text: str) -> str:
 # from another machine, project or binding reads alike, and a long path does not push the
 # message's own words out of the window likeness looks at.
 # (a URL is the tool's own words, a link it prints with every message: it stays)
-_FOLDERS = re.compile(r"(?P<url>\b[a-z]{2,8}://\S+)|(?:\b[A-Za-z]:)?(?:[\w.~@+-]{0,120}[\\/]){2,}(?=[\w.-])")
+# (and a relative path is the package's own layout, ../bin/napi-v3/darwin/arm64/: only an absolute
+# path, from a drive, the root or home, runs through the user's folders)
+_FOLDERS = re.compile(r"(?P<url>\b[a-z]{2,8}://\S+)|(?:\b[A-Za-z]:[\\/]|(?<![\w.~@+-])~?[\\/])(?:[\w.~@+-]{0,120}[\\/]){1,}(?=[\w.-])")
 _HEX = re.compile(r"\b0x[0-9a-fA-F]{4,16}\b")
 
 
-_ONNX_FOLDER = re.compile(r"[^\\/]*onnx[^\\/]*[\\/]", re.I)
+_TOOL_FOLDER = re.compile(
+    r"[^\\/]*(?:onnx|protobuf|torch|tensorrt|tensorflow|paddle|openvino|site-packages|dist-packages|node_modules)[^\\/]*[\\/]", re.I)
 
 
 def _tool_part(m: re.Match[str]) -> str:
-    """A URL whole; of a path's folders, those from the first that names an onnx package on (the
-    tool's own source tree: onnxruntime/core/providers/..., site-packages/onnxslim/core/...)."""
+    """A URL whole; of a path's folders, those from the first that names a tool or a package
+    folder on (the tool's own source tree: onnxruntime/core/providers/..., site-packages/onnxslim/
+    core/..., third_party/protobuf/src/...)."""
     if m.group("url"):
         return m.group("url")
-    tool = _ONNX_FOLDER.search(m.group(0))
+    tool = _TOOL_FOLDER.search(m.group(0))
     return m.group(0)[tool.start():] if tool else ""
 
 
