@@ -88,12 +88,17 @@ def test_tensorrts_engine_refusal_alone_is_a_stale_engine():
 def test_likeness_reads_a_path_by_its_file_name_and_keeps_urls():
     from diagnoser.index import example_key
 
-    # https://github.com/microsoft/onnxruntime-genai/issues/684 (an OT0162 example): the folders
-    # are this user's; the file name and the runtime's words are the message
-    key = example_key("Microsoft.ML.OnnxRuntimeGenAI.OnnxRuntimeGenAIException: 'Load model from D:\\models\\Phi-3-mini-4k-instruct-onnx"
-                      "\\cpu_and_mobile\\cpu-int4-rtn-block-32\\phi3-mini-4k-instruct-cpu-int4-rtn-block-32.onnx failed:Protobuf parsing failed.'")
-    assert "phi3-mini-4k-instruct-cpu-int4-rtn-block-32.onnx failed:protobuf parsing failed" in key
-    assert "cpu_and_mobile" not in key
+    # https://github.com/commaai/commavq/issues/12 (an OT0162 example): the folders are this
+    # user's; the file name and the runtime's words are the message
+    key = example_key("InvalidProtobuf: [ONNXRuntimeError] : 7 : INVALID_PROTOBUF : Load model from "
+                      "/home/mojo/dev/commavq-challenge/commavq/models/decoder.onnx failed:Protobuf parsing failed.")
+    assert "load model from decoder.onnx failed:protobuf parsing failed" in key and "mojo" not in key
+    # the tool's own source tree stays (https://github.com/microsoft/onnxruntime/issues/10038, OT0708)
+    assert "onnxruntime_src/include/onnxruntime/core/common/logging/logging.h:294" in example_key(
+        "what():  /onnxruntime_src/include/onnxruntime/core/common/logging/logging.h:294 static const onnxruntime::logging::Logger&")
+    # a relative path is the package's layout (an OT0523 example)
+    assert "../bin/napi-v3/darwin/arm64/onnxruntime_binding.node" in example_key(
+        "`Error: Cannot find module '../bin/napi-v3/darwin/arm64/onnxruntime_binding.node'`")
     # a tool's link is its own words (torch.onnx's SARIF wrapper prints it with every failure)
     url = "SARIF logs can be loaded in VS Code SARIF viewer extension, or SARIF web viewer (https://microsoft.github.io/sarif-web-component/)."
     assert "https://microsoft.github.io/sarif-web-component/" in example_key(url)
