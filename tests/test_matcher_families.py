@@ -96,7 +96,7 @@ def test_likeness_reads_a_path_by_its_file_name_and_keeps_urls():
     # the tool's own source tree stays (https://github.com/microsoft/onnxruntime/issues/10038, OT0708)
     assert "onnxruntime_src/include/onnxruntime/core/common/logging/logging.h:294" in example_key(
         "what():  /onnxruntime_src/include/onnxruntime/core/common/logging/logging.h:294 static const onnxruntime::logging::Logger&")
-    # a relative path is the package's layout (an OT0523 example)
+    # a relative path is the package's layout (https://github.com/huggingface/transformers.js/issues/895, OT0523)
     assert "../bin/napi-v3/darwin/arm64/onnxruntime_binding.node" in example_key(
         "`Error: Cannot find module '../bin/napi-v3/darwin/arm64/onnxruntime_binding.node'`")
     # a tool's link is its own words (torch.onnx's SARIF wrapper prints it with every failure)
