@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from diagnoser import diskcache
-from diagnoser.text import core_view, normalise
+from diagnoser.text import core_view, normalise, without_particulars
 
 if TYPE_CHECKING:
     from diagnoser.similarity import Vectors
 
-CACHE_VERSION = 6  # bump when the cached record format or example keys change
+CACHE_VERSION = 9  # bump when the cached record format or example keys change
 FUZZY_CHARS = 300
 
 
@@ -161,8 +161,9 @@ def sort_tokens(text: str) -> str:
 
 
 def example_key(text: str) -> str:
-    """The form an example is compared in: normalised, lower-case, its last FUZZY_CHARS."""
-    return core_view(normalise(text))[-FUZZY_CHARS:].lower()
+    """The form an example is compared in: normalised, without its particulars (paths, addresses),
+    lower-case, its last FUZZY_CHARS."""
+    return without_particulars(core_view(normalise(text)))[-FUZZY_CHARS:].lower()
 
 
 def _slim(entry: Any) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from diagnoser.index import CompiledEntry, CompiledSignature, Index, sort_tokens
 from diagnoser.notes import finding_zh
 from diagnoser.report import Evidence, Finding
 from diagnoser.similarity import best_by_entry
-from diagnoser.text import _DECISIVE, core_view, unwrapped_views
+from diagnoser.text import _DECISIVE, core_view, unwrapped_views, without_particulars
 
 _FUZZY_CHARS = 300
 # A distinctive-word cosine reads higher than a surface ratio for the same closeness: measured on
@@ -59,7 +59,7 @@ def decisive_text(text: str, hit_lines: set[int], raw: str | None = None) -> str
         picked = [ln for ln, r in zip(lines, looks) if ln and (_DECISIVE.search(r) or _DECISIVE.search(ln))][-5:]
     if not picked:
         picked = [ln for ln in lines if ln][-3:]
-    return "\n".join(picked)[-_FUZZY_CHARS:].lower()
+    return without_particulars("\n".join(picked))[-_FUZZY_CHARS:].lower()
 
 
 @dataclass
@@ -183,13 +183,23 @@ def _linked_by_content(index: Index, decisive: str, candidates: set[int]) -> set
     return {i for i in candidates if any(rest & vectors.words[p] for p in vectors.by_owner.get(i, ()))}
 
 
-def _example_similarity(index: Index, decisive: str, only: set[int] | None = None) -> dict[int, float]:
+def _about_onnx(text: str) -> bool:
+    """Whether the text names a component of the ONNX family (triage's test, its phrase table).
+    Likeness to an example is evidence only inside the family: the same debugger line, allocator
+    message or Python error about another library's file resembles an example just as much."""
+    from diagnoser.triage.classify import is_onnx_family
+
+    return is_onnx_family(text)
+
+
+def _example_similarity(index: Index, decisive: str, only: set[int] | None = None, coverage: bool = True) -> dict[int, float]:
     """Best similarity of the decisive text to each entry's examples: the higher of the
-    distinctive-word cosine (diagnoser.similarity) and the token-sorted surface ratio; with
-    `only`, to those entries' examples alone."""
+    distinctive-word cosine (diagnoser.similarity; with `coverage`, or the share of the text's
+    words the entry's examples cover together) and the token-sorted surface ratio; with `only`,
+    to those entries' examples alone."""
     if not decisive:
         return {}
-    best = {i: min(1.0, c + _IDF_LIFT) for i, c in best_by_entry(index.vectors, decisive, only).items()}
+    best = {i: min(1.0, c + _IDF_LIFT) for i, c in best_by_entry(index.vectors, decisive, only, coverage).items()}
     for i, r in _surface_similarity(index, decisive, only).items():
         if r > best.get(i, 0.0):
             best[i] = r
@@ -234,6 +244,12 @@ def score(
     # when no signature speaks with some confidence, else just the matched entries' examples.
     strong = any(h[0] >= 0.5 for h in hits.values())
     similarity = _example_similarity(index, decisive, set(hits) if strong else None)
+    # An entry a signature matched is moved by its likeness to one example (how close the wording
+    # is to one seen); the entry's vocabulary as a whole (coverage) only ranks the fallback, where
+    # no signature speaks: it is never enough to lift a weak signature into a diagnosis.
+    if hits:
+        similarity.update({i: 0.0 for i in hits})
+        similarity.update(_example_similarity(index, decisive, set(hits), coverage=False))
     given = set(providers)
     found_codes = {f.code: f for f in findings}
     # Only entries something supports are scored: a signature, a similar example, the providers
@@ -245,6 +261,9 @@ def score(
         relevant |= {i for i, ce in enumerate(entries) if not found_codes.keys().isdisjoint(ce.entry.findings.confirm)}
     sim_only = {i for i in relevant if i not in hits and similarity.get(i, 0.0) >= 0.6}
     linked = _linked_by_content(index, decisive, sim_only) if sim_only else set()
+    if linked and not _about_onnx(text):
+        linked = set()  # likeness alone, in a text that names no ONNX component: a candidate at most
+    rival_sim = max((similarity.get(i, 0.0) for i in hits), default=0.0)
     out: list[Candidate] = []
     text_lines = text.split("\n")
     # error lines that a signature of some weight explains, unless that entry's own negative context
@@ -267,6 +286,8 @@ def score(
             prior = 0.6 * max(0.0, (sim - 0.6) / 0.4) ** 2
             if pos not in linked:  # like its examples only in the shared wrapper: a candidate at most
                 prior = min(prior, 0.3)
+            elif sim <= rival_sim:  # an entry whose signature matched resembles the text as much:
+                prior = min(prior, 0.45)  # the signature, not the likeness, tells them apart
             logit = _logit(prior) if prior > 0 else -9.0
         if sim >= 0.6:
             cand.evidence.append(Evidence("example", f"text resembles a known example ({sim:.0%} similar)", round(sim, 2),

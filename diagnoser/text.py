@@ -314,3 +314,40 @@ def core_view(text: str) -> str:
     """The text line by line with wrappers stripped (same number of lines, so a match's line
     number is the original line's); empty lines stay empty."""
     return "\n".join(core_line(ln) for ln in text.split("\n"))
+
+
+# The parts of a message that name the user's things rather than the problem: a path's folders
+# up to the tool's own tree (a file's own name stays: model.onnx, cuda_call.cc,
+# onnxruntime_pybind11_state.so say something, and so does onnxruntime/core/providers/cuda/)
+# and hexadecimal addresses. Likeness is measured without them, so that the same problem pasted
+# from another machine, project or binding reads alike, and a long path does not push the
+# message's own words out of the window likeness looks at.
+# (a URL is the tool's own words, a link it prints with every message: it stays)
+# (and a relative path is the package's own layout, ../bin/napi-v3/darwin/arm64/: only an absolute
+# path, from a drive, the root or home, runs through the user's folders)
+_FOLDERS = re.compile(r"(?P<url>\b[a-z]{2,8}://\S+)|(?:\b[A-Za-z]:[\\/]|(?<![\w.~@+-])~?[\\/])(?:[\w.~@+-]{0,120}[\\/]){1,}(?=[\w.-])")
+_HEX = re.compile(r"\b0x[0-9a-fA-F]{4,16}\b")
+
+
+_TOOL_FOLDER = re.compile(
+    r"[^\\/]*(?:onnx|protobuf|torch|tensorrt|tensorflow|paddle|openvino|site-packages|dist-packages|node_modules)[^\\/]*[\\/]", re.I)
+
+
+def _tool_part(m: re.Match[str]) -> str:
+    """A URL whole; of a path's folders, those from the first that names a tool or a package
+    folder on (the tool's own source tree: onnxruntime/core/providers/..., site-packages/onnxslim/
+    core/..., third_party/protobuf/src/...)."""
+    if m.group("url"):
+        return m.group("url")
+    tool = _TOOL_FOLDER.search(m.group(0))
+    return m.group(0)[tool.start():] if tool else ""
+
+
+def without_particulars(text: str) -> str:
+    """The text with paths cut to their file names and hex addresses blanked (for likeness only:
+    signatures read the text as pasted)."""
+    if "/" in text or "\\" in text:
+        text = _FOLDERS.sub(_tool_part, text)
+    if "0x" in text:
+        text = _HEX.sub("0x", text)
+    return text
