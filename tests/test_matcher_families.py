@@ -60,13 +60,14 @@ def test_an_access_violation_in_another_module_is_not_onnxruntimes_crash():
 
 
 def test_a_missing_model_in_an_applications_own_words(tmp_path):
+    # Python's own words are OT0420's; insightface's and sherpa-onnx's have entries of their own
     with pytest.raises(FileNotFoundError) as err:
         onnx.load(str(tmp_path / "models" / "missing.onnx"))
     assert _top(f"FileNotFoundError: {err.value}") == "OT0420"
     # insightface's assertion inside ComfyUI's log line, https://github.com/Gourieff/ComfyUI-ReActor/issues/59
-    assert _top("!!! Exception during processing !!! model_file /Users/lishrliu/StableDiffusion/ComfyUI/models/insightface/inswapper_128.onnx should exist") == "OT0420"
+    assert _top("!!! Exception during processing !!! model_file /Users/lishrliu/StableDiffusion/ComfyUI/models/insightface/inswapper_128.onnx should exist") == "OT1504"
     # sherpa-onnx's Android asset reader, https://github.com/k2-fsa/sherpa-onnx/issues/2189
-    assert _top("Read binary file: Load sherpa-onnx-streaming-zipformer-bilingual-zh-en-2023-02-20/decoder-epoch-99-avg-1.onnx failed") == "OT0420"
+    assert _top("Read binary file: Load sherpa-onnx-streaming-zipformer-bilingual-zh-en-2023-02-20/decoder-epoch-99-avg-1.onnx failed") == "OT1503"
 
 
 def test_a_missing_file_that_is_not_the_model_is_not_a_missing_model(tmp_path):
