@@ -243,7 +243,7 @@ def score(
     # Example similarity is the fallback for wordings no signature knows: scan every example only
     # when no signature speaks with some confidence, else just the matched entries' examples.
     strong = any(h[0] >= 0.5 for h in hits.values())
-    similarity = _example_similarity(index, decisive, set(hits) if strong else None)
+    similarity = {} if strong else _example_similarity(index, decisive)
     # An entry a signature matched is moved by its likeness to one example (how close the wording
     # is to one seen); the entry's vocabulary as a whole (coverage) only ranks the fallback, where
     # no signature speaks: it is never enough to lift a weak signature into a diagnosis.
