@@ -274,3 +274,22 @@ def test_onnxruntime_s_node_assignment_notes_are_no_error_of_their_own():
     assert _kind(notes) is not None
     t = _tri(f"[Vitis AI EP] No. of Operators :   CPU     2    NPU   398\n{notes}\n\n{error}")
     assert t.component == "onnxruntime" and t.facts.get("provider") == "VitisAIExecutionProvider"
+
+
+def test_the_tensorrt_parser_s_ir_version_warning_is_a_note_its_errors_still_name_it():
+    # onnx/onnx-tensorrt#487: the parser warns that the file is newer than itself, then fails on a node
+    text = ('WARNING: ONNX model has a newer ir_version (0.0.6) than this parser was built against (0.0.4).\n'
+            "Parsing model\n"
+            'While parsing node number 0 [Conv -> "377"]:\n'
+            "ERROR: /home/fffan/fffan_files/other/onnx-tensorrt-5.1/ModelImporter.cpp:552 In function importModel:\n"
+            "[5] Assertion failed: tensors.count(input_name)")
+    assert "newer ir_version" not in without_benign_lines(text)  # a note: what follows it is the error
+    assert _kind(text) == ("converter", "convert")  # the parser's own error names it
+
+
+def test_coremltools_onnx_converter_after_onnx_s_shape_inference_is_the_converter():
+    # apple/coremltools coremltools/converters/onnx/_converter.py, its convert(): onnx's shape inference
+    # runs first, then the converter prepares the graph (its source lines, as a traceback shows them)
+    text = ("    onnx_model = onnx.shape_inference.infer_shapes(onnx_model)\n"
+            "--> graph = _prepare_onnx_graph(onnx_model.graph, transformers, onnx_model.ir_version)")
+    assert _kind(text) == ("converter", "convert")
