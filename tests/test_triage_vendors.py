@@ -293,3 +293,10 @@ def test_coremltools_onnx_converter_after_onnx_s_shape_inference_is_the_converte
     text = ("    onnx_model = onnx.shape_inference.infer_shapes(onnx_model)\n"
             "--> graph = _prepare_onnx_graph(onnx_model.graph, transformers, onnx_model.ir_version)")
     assert _kind(text) == ("converter", "convert")
+
+
+def test_x_anylabeling_s_prediction_failure_is_onnxruntime_s_run():
+    # CVHub520/X-AnyLabeling#902: the application's model manager, running a YOLO11-OBB ONNX model
+    text = ("2025-04-16 09:27:54,712 | ERROR   | model_manager:predict_shapes:2031 - Error in predict_shapes: '<=' not "
+            "supported between instances of 'int' and 'str'")
+    assert _kind(text) == ("onnxruntime", "run")
