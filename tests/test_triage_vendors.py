@@ -300,3 +300,19 @@ def test_x_anylabeling_s_prediction_failure_is_onnxruntime_s_run():
     text = ("2025-04-16 09:27:54,712 | ERROR   | model_manager:predict_shapes:2031 - Error in predict_shapes: '<=' not "
             "supported between instances of 'int' and 'str'")
     assert _kind(text) == ("onnxruntime", "run")
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    # entries/OT0161 (onnx 1.23.2's onnx.load of a model whose data file is shorter, the entry's reproduction)
+    ("ValueError: External data length (16384) exceeds available data (4096 bytes from offset 0) for tensor "
+     "'decoder.lm_head.weight'", ("onnx", "load")),
+    # entries/OT0164 (onnxsim 0.8.1's CLI on a two-input model, the entry's reproduction)
+    ('RuntimeError: The model has more than 1 inputs, please use the format "input_name:dim0,dim1,...,dimN" in '
+     "--input-shape", ("optimizer", "convert")),
+    # entries/OT0957, from zhenhuaw-me/tflite2onnx#82: the converter has no converter for the TFLite op
+    ("NotImplementedError: Unsupported TFLite OP: 124 DENSIFY!", ("converter", "convert")),
+    # entries/OT0855, from TrojanXu/onnxparser-trt-plugin-sample#2: TensorRT's ONNX parser has no importer
+    ("UNSUPPORTED_NODE: No importer registered for op: GridSampler", ("converter", "convert")),
+])
+def test_a_tool_s_own_message_in_an_entry_names_it(text, want):
+    assert _kind(text) == want
