@@ -316,3 +316,15 @@ def test_x_anylabeling_s_prediction_failure_is_onnxruntime_s_run():
 ])
 def test_a_tool_s_own_message_in_an_entry_names_it(text, want):
     assert _kind(text) == want
+
+
+@pytest.mark.parametrize("text", [
+    # entries/OT1451, from huggingface/candle#1975: candle-onnx prints the ONNX node it cannot evaluate
+    "thread 'main' panicked at src/main.rs:33:72:\ncalled `Result::unwrap()` on an `Err` value: Msg(\"unsupported op_type "
+    'Identity for op NodeProto { input: [\\"model.49.dfl.conv.weight\\"], output: [\\"model.49.dfl2.conv.weight\\"], '
+    'name: \\"Identity_346\\", op_type: \\"Id',
+    # entries/OT1456, from apache/mxnet#18776: MXNet's exporter to ONNX has no converter for the op
+    "AttributeError: No conversion function registered for op type _rnn_param_concat yet.",
+])
+def test_an_importer_or_exporter_named_by_its_own_message_in_an_entry(text):
+    assert _kind(text) == ("converter", "convert")
