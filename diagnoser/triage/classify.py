@@ -88,9 +88,10 @@ def _lines_and_scripts() -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 
 def without_benign_lines(text: str) -> str:
-    """The text without the notes onnxruntime logs on a session it created without error (which
-    nodes stay on the CPU): an application failing after a good session has not failed in
-    onnxruntime. A text made only of such notes is kept whole: then they are what the user asks about."""
+    """The text without the notes a component logs while it goes on without error (the table's
+    `benign_lines`: onnxruntime's node assignment on a session it created, TensorRT's parser on a
+    file newer than itself): an application or engine builder failing after them has not failed in
+    that component. A text made only of such notes is kept whole: they are what the user asks about."""
     benign = _lines_and_scripts()[0]
     lines = text.split("\n")
     kept = [ln for ln in lines if not benign.search(ln)]
@@ -124,8 +125,8 @@ def onnx_importer() -> re.Pattern[str]:
 # (matched from a token's start only, so that a long token is scanned once, not once per character)
 _MODEL_FILE = re.compile(r"(?<![^\s'\"`()\[\]])[^\s'\"`()\[\]]*\.onnx(?:_data)?(?!\.?\w)", re.I)
 # ... but a Python module path that ends in onnx (torch.onnx, transformers.onnx) names the exporter, and
-# ai.onnx is the ONNX standard's own operator domain (`ai.onnx::11::FindMax`)
-_ONNX_MODULE = re.compile(r"(?:^|\.)(?:torch|transformers|optimum|exporters|paddle|mmdeploy|ultralytics|ai|ModelFormat)\.onnx\)?$", re.I)
+# ai.onnx is the ONNX standard's own operator domain (`ai.onnx::11::FindMax`), ModelFormat.ONNX CNTK's format
+_ONNX_MODULE = re.compile(r"(?:^|\.)(?:torch|transformers|optimum|exporters|paddle|mmdeploy|ultralytics|ai|ModelFormat)\.onnx$", re.I)
 
 
 def is_onnx_family(text: str) -> bool:
