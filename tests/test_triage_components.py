@@ -119,7 +119,8 @@ def test_onnx_importers_come_from_the_table_only():
     rx = onnx_importer()
     flagged = [g for g in groups() if g.importer]
     assert {g.name for g in flagged} == {"converter-onnx-importers", "converter-opencv-dnn", "converter-onnx-to-framework",
-                                         "converter-rust-importers", "converter-tensorrt-parser", "converter-unity-import"}
+                                         "converter-rust-importers", "converter-tensorrt-parser", "converter-unity-import",
+                                         "converter-unity-namespaces", "converter-ailia"}
     for name in ("onnx_tf", "onnx2tf", "onnx2torch", "onnx2keras", "onnx_coreml", "x2paddle", "onnx_importer.cpp",
                  "candle-onnx", "ModelImporter.cpp"):
         assert rx.search(f"File \"/site-packages/{name}/x.py\"") or rx.search(name), name

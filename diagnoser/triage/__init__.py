@@ -14,7 +14,7 @@ from typing import Any
 from diagnoser.report import Closest, Triage
 from diagnoser.text import _DECISIVE, core_view
 from diagnoser.triage.classify import (COMPONENTS, STAGES, another_package_missing, component_of, is_onnx_family,
-                                       matching_group, stage_of)
+                                       matching_group, script_error, stage_of, without_benign_lines)
 from diagnoser.triage.extract import extract
 from diagnoser.triage.steps import next_steps
 
@@ -71,7 +71,7 @@ def _closest(ranked: Sequence[Any], index: Any, core: str) -> tuple[Closest, ...
 def triage(text: str, ranked: Sequence[Any] = (), index: Any = None, graph: Any = None) -> Triage | None:
     """The triage of text (normalised, see diagnoser.text.prepare), or None when it is not about
     ONNX. ranked: the matcher's candidates, most likely first; graph: a GraphInfo for --model."""
-    text = _unspaced(text)
+    text = without_benign_lines(_unspaced(text))
     if not text.strip() or not is_onnx_family(text):
         return None
     core = core_view(text)
@@ -83,6 +83,8 @@ def triage(text: str, ranked: Sequence[Any] = (), index: Any = None, graph: Any 
     if another_package_missing(text, error_lines):
         return None  # Python could not import another package: that package's problem, not ONNX's
     group = matching_group(text, error_lines)  # the phrase table, searched once
+    if script_error(text, error_lines, group):
+        return None  # the calling script's own Python mistake: the text only mentions ONNX
     component = component_of(text, error_lines, group)
     stage = stage_of(component, text, error_lines, group)
     facts = extract(text, error_lines, component)

@@ -80,6 +80,33 @@ def _ort_words() -> re.Pattern[str]:
     return _either(list(words["patterns"]) + [f"(?-i:{p})" for p in words["exact"]])
 
 
+@lru_cache(maxsize=1)
+def _lines_and_scripts() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The table's `benign_lines` and `script_errors`, one alternation each."""
+    data = table("triage_phrases")
+    return _either(data["benign_lines"]["patterns"]), _either(data["script_errors"]["patterns"])
+
+
+def without_benign_lines(text: str) -> str:
+    """The text without the notes a component logs while it goes on without error (the table's
+    `benign_lines`: onnxruntime's node assignment on a session it created, TensorRT's parser on a
+    file newer than itself): an application or engine builder failing after them has not failed in
+    that component. A text made only of such notes is kept whole: they are what the user asks about."""
+    benign = _lines_and_scripts()[0]
+    lines = text.split("\n")
+    kept = [ln for ln in lines if not benign.search(ln)]
+    return "\n".join(kept) if len(kept) < len(lines) and any(ln.strip() for ln in kept) else text
+
+
+def script_error(text: str, error_lines: str, group: Group | None) -> bool:
+    """Whether the error is the calling script's own Python mistake (unpacking, len() of a module,
+    a list passed where a tensor was expected) and nothing names a component: no phrase group, no
+    traceback frame of a known package, no word of onnxruntime. Such a text only mentions ONNX."""
+    if group is not None or _outermost_package(text) or _ort_words().search(text):
+        return False
+    return bool(_lines_and_scripts()[1].search(error_lines))
+
+
 def groups() -> tuple[Group, ...]:
     """The phrase groups, most specific first (for extract: the provider a group names)."""
     return _table()[1]
@@ -98,8 +125,8 @@ def onnx_importer() -> re.Pattern[str]:
 # (matched from a token's start only, so that a long token is scanned once, not once per character)
 _MODEL_FILE = re.compile(r"(?<![^\s'\"`()\[\]])[^\s'\"`()\[\]]*\.onnx(?:_data)?(?!\.?\w)", re.I)
 # ... but a Python module path that ends in onnx (torch.onnx, transformers.onnx) names the exporter, and
-# ai.onnx is the ONNX standard's own operator domain (`ai.onnx::11::FindMax`)
-_ONNX_MODULE = re.compile(r"(?:^|\.)(?:torch|transformers|optimum|exporters|paddle|mmdeploy|ultralytics|ai)\.onnx$", re.I)
+# ai.onnx is the ONNX standard's own operator domain (`ai.onnx::11::FindMax`), ModelFormat.ONNX CNTK's format
+_ONNX_MODULE = re.compile(r"(?:^|\.)(?:torch|transformers|optimum|exporters|paddle|mmdeploy|ultralytics|ai|ModelFormat)\.onnx$", re.I)
 
 
 def is_onnx_family(text: str) -> bool:
@@ -139,14 +166,15 @@ def another_package_missing(text: str, error_lines: str) -> bool:
 _FRAME = re.compile(r"(?:File \"|^\s*at |\bin |^|panicked at |\) at )([^\"\n]{1,300}?\.(?:pyc?|js|ts|cs|java|rs|jl))\b(?=[\"\s:(,]|$)", re.M)
 _PACKAGES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("quantization", re.compile(r"onnxruntime[/\\]quantization|neural_compressor|onnxruntime[/\\]tools[/\\]symbolic_shape", re.I)),
-    ("optimizer", re.compile(r"[/\\]onnx[/\\]optimizer\.py|onnxsim|onnxslim|onnxoptimizer|onnx_graphsurgeon|onnxruntime[/\\]transformers[/\\](?:optimizer|fusion|onnx_model)|polygraphy|onnxscript[/\\](?:optimizer|rewriter)[/\\]", re.I)),
+    # (polygraphy's TensorRT backend parses the file with TensorRT's ONNX parser: an importer, below)
+    ("optimizer", re.compile(r"[/\\]onnx[/\\]optimizer\.py|onnxsim|onnxslim|onnxoptimizer|onnx_graphsurgeon|onnxruntime(?:_tools)?[/\\]transformers[/\\](?:optimizer|fusion|onnx_model)|polygraphy(?![/\\]backend[/\\]trt[/\\])|onnxscript[/\\](?:optimizer|rewriter)[/\\]", re.I)),
     # coremltools converts to Core ML only (its ONNX converter came from onnx-coreml)
-    ("converter", re.compile(r"tf2onnx|keras2onnx|skl2onnx|paddle2onnx|onnxmltools|onnxconverter_common|onnx_tf|onnx2tf|onnx2torch|onnx2keras|hummingbird|jax2onnx|x2paddle|onnx_coreml|coremltools[/\\]|optimum[/\\]exporters|optimum[/\\]commands[/\\]export|rknn[/\\]api[/\\]|RKNNlib[/\\]|"
+    ("converter", re.compile(r"tf2onnx|keras2onnx|skl2onnx|paddle2onnx|onnxmltools|onnxconverter_common|onnx_tf|onnx2tf|onnx2torch|onnx2keras|hummingbird|jax2onnx|x2paddle|onnx_coreml|coremltools[/\\]|optimum[/\\]exporters|optimum[/\\]commands[/\\]export|rknn[/\\]api[/\\]|RKNNlib[/\\]|polygraphy[/\\]backend[/\\]trt[/\\]|"
                             # ONNX importers of other languages: Rust crates (burn, candle, tract, wonnx), Julia packages
                             r"[/\\]onnx-ir[/\\]|burn-onnx|burn-import|candle-onnx|tract-onnx|[/\\]wonnx[/\\-]|"
-                            r"\.julia[/\\]packages[/\\]ONNX\w*[/\\]", re.I)),
+                            r"\.julia[/\\]packages[/\\]ONNX(?!RunTime)\w*[/\\]", re.I)),  # ONNXRunTime.jl is onnxruntime's binding
     # onnxscript's torch_lib holds the ATen translations only the torch.export-based exporter uses
-    ("torch.onnx", re.compile(r"torch[/\\](?:onnx|export|_dynamo|_export)|transformers[/\\]onnx|onnxscript[/\\]function_libs[/\\]torch_lib", re.I)),
+    ("torch.onnx", re.compile(r"torch[/\\](?:onnx|export|_dynamo|_export)|(?<!\w)transformers[/\\]onnx[/\\]|onnxscript[/\\]function_libs[/\\]torch_lib", re.I)),
     ("onnx", re.compile(r"[/\\]onnx[/\\](?:checker|shape_inference|version_converter|helper|numpy_helper|external_data_helper|__init__|reference|compose)\.py", re.I)),
     ("onnxruntime-web", re.compile(r"onnxruntime-web|onnxruntime-node|onnxruntime-react-native|onnxruntime-common|ort(?:\.min|\.webgpu|\.all)?\.m?js", re.I)),
     ("onnxruntime", re.compile(r"onnxruntime[/\\]capi|onnxruntime_inference_collection|optimum[/\\]onnxruntime", re.I)),
