@@ -181,7 +181,7 @@ def evaluate(verbose: bool = False) -> dict[str, float]:
     print(f"out-of-scope texts: {figures['out_of_scope_texts']:3d}  abstained {figures['abstention_all']:.1%}  (held-out part {figures['abstention_held_out']:.1%})")
     print("calibration of the top diagnosis (all examples): confidence bin -> accuracy (n)")
     for lo, hi, n, acc, mean in calib:
-        print(f"  [{lo:.1f}, {hi:.1f})  mean conf {mean:.2f}  accuracy {acc:.2f}  (n={n})")
+        print(f"  [{lo:.2f}, {hi:.2f})  mean conf {mean:.2f}  accuracy {acc:.2f}  (n={n})")
     if verbose:
         for text, top in wrapper_only:
             if top:

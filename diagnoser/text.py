@@ -269,8 +269,10 @@ _WRAPPERS = re.compile(
     r"panic:|(?:[Ff]ailed to create session|Error creating (?:C |ORT )?session|Error running network):|"
     r"Error calling ONNX Runtime C function:|"
     # timestamps: 2024-01-02 10:00:01.123, [2024-01-02T10:00:01Z], 10:00:01,123
-    r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?(?:\s+(?:UTC|GMT))?\]?|"
-    r"\[?\d\d:\d\d:\d\d(?:[.,]\d{1,9})?\]?|"
+    r"\[?\d{4}-\d\d-\d\d[T :]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?(?:\s+(?:UTC|GMT))?\]?(?::(?=\s))?|"
+    r"\[?\d\d:\d\d:\d\d(?:[.,]\d{1,9})?\]?(?::(?=\s))?|"
+    # Python logging's default "asctime - name - LEVEL - message": the logger's name
+    r"-\s[\w.]{1,60}\s(?=-\s(?:ERROR|WARNING|INFO|DEBUG|CRITICAL|FATAL)\b)|"
     # levels: ERROR, [ERROR], | ERROR |, ERROR:root:, E/tag(123):, E0123 10:00:01.123 123 file.cc:12]
     r"[-|]?\s*\[?(?:ERROR|ERR|WARNING|WARN|INFO|DEBUG|FATAL|CRITICAL|TRACE|SEVERE)\]?(?::[\w.]{1,40}:|\s*[:|\-]|\s)|"
     r"[VDIWEF]/[\w.\-]{1,40}(?:\s?\(\s*\d+\))?:|"
@@ -295,7 +297,12 @@ _WRAPPERS = re.compile(
     # Python: onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL :
     r"onnxruntime\.capi\.onnxruntime_pybind11_state\.\w{1,30}:|[\w.]{0,80}\b(?:Fail|InvalidArgument|NoSuchFile|NoModel|EngineError|"
     r"RuntimeException|InvalidProtobuf|ModelLoaded|NotImplemented|InvalidGraph|EPFail):|"
-    r"\[ONNXRuntimeError\]\s*:\s*\d{1,2}\s*:\s*\w{1,30}\s*:"
+    r"\[ONNXRuntimeError\]\s*:\s*\d{1,2}\s*:\s*\w{1,30}\s*:|"
+    # an application's or plugin's tag in brackets ([obs-backgroundremoval], [mmdeploy],
+    # [detector.cpp:58]): one word, no spaces, before the message. The ONNX family's own tags
+    # ([Paddle2ONNX], [onnxruntime]) and error classes ([ShapeInferenceError]) say something: kept.
+    r"\[(?![\w.\-]{0,60}?(?i:onnx|error|exception))[\w.\-]{1,60}(?::\d{1,6})?\](?=\s)|"
+    r"\[(?i:error|warn(?:ing)?|info|debug|fatal|critical)\](?=\s)"
     r")\s*"
 )
 

@@ -84,6 +84,29 @@ def test_the_wrappers_fall_away_from_the_core_line():
     assert core_line(prepare(mlnet).text).startswith(r"D:\3\s\onnxruntime\core\providers\cuda\cuda_call.cc:123")
 
 
+@pytest.mark.parametrize("logged, message", [
+    # Python logging's "asctime - name - LEVEL - message", the date and time joined by a colon
+    # (OT0715's example, https://github.com/open-mmlab/mmdeploy/issues/1023)
+    ("2022-09-08:12:24:19 - root - ERROR - Error in execution: Non-zero status code returned while running ScatterND node.",
+     "Error in execution: Non-zero status code"),
+    # an issue title's tag (OT0531's example, https://github.com/microsoft/onnxruntime/issues/13056)
+    ("[Mobile] NNAPI: ANeuralNetworksModel_identifyInputsAndOutputs Can't set operand 2 to be an input or output",
+     "NNAPI: ANeuralNetworksModel_identifyInputsAndOutputs"),
+])
+def test_an_applications_log_prefix_falls_away(logged, message):
+    assert core_line(prepare(logged).text).startswith(message)
+
+
+@pytest.mark.parametrize("line", [
+    # the family's own tags and error classes name the component: they stay (OT0602, OT0155, OT0312 examples)
+    "[Paddle2ONNX] Oops, there are some operators not supported yet, including isnan_v2,",
+    "[ShapeInferenceError] Inferred shape and existing shape differ in dimension 0: (1024) vs (1000)",
+    "[ONNXRuntimeError] TensorRT EP could not build Engine for fused node",
+])
+def test_the_familys_own_tags_stay(line):
+    assert core_line(prepare(line).text) == line
+
+
 def _roi_align_22() -> tuple[int, str]:
     """onnxruntime's own status for a RoiAlign at opset 22 (no kernel on CPU in 1.31-1.32)."""
     nodes = [helper.make_node("RoiAlign", ["x", "rois", "idx"], ["y"], name="/roi_heads/RoiAlign")]
