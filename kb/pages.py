@@ -127,9 +127,10 @@ def _env() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
         autoescape=False,
     )
-    env.filters["cell"] = lambda s: str(s).replace("|", "\\|").replace("\n", " ")
+    env.filters["cell"] = lambda s: html_text(str(s)).replace("|", "\\|").replace("\n", " ")
     env.filters["oneline"] = oneline
-    env.filters["navlabel"] = lambda s: json.dumps(_shorten(str(s)), ensure_ascii=False)
+    env.filters["text"] = html_text
+    env.filters["navlabel"] = lambda s: json.dumps(html_text(_shorten(str(s))), ensure_ascii=False)
     env.filters["yamlstr"] = lambda s: json.dumps(" ".join(str(s).split()), ensure_ascii=False)  # JSON strings are YAML
     return env
 
@@ -151,7 +152,20 @@ def join_cjk_lines(markdown: str) -> str:
 
 def oneline(text: object) -> str:
     """Fold a wrapped paragraph onto one line: no space where a Chinese line break was."""
-    return " ".join(_JOIN_CJK.sub("", str(text).strip()).split())
+    return html_text(" ".join(_JOIN_CJK.sub("", str(text).strip()).split()))
+
+
+_TAG_START = re.compile(r"<(?![a-z]+://)(?=[A-Za-z/!?])")  # an autolink <https://...> stays
+
+
+def html_text(text: str) -> str:
+    """Text for a page, with `<` that would open an HTML tag written as `&lt;` (outside code spans).
+
+    Titles and messages quote placeholders (`Load <path> failed`): left raw, the browser and the
+    search indexer read `<path>` as an element that never closes, which hides the rest of the
+    heading and pours the whole page into the search index's title field."""
+    spans = _CODE_SPAN.split(text)
+    return "".join(s if j % 2 else _TAG_START.sub("&lt;", s) for j, s in enumerate(spans))
 
 
 def _shorten(text: str, width: int = 60) -> str:
@@ -187,6 +201,9 @@ def page_body(markdown: str, prefix: str, known: Iterable[str], demote: bool = F
     """Body text as a page shows it: plain ```python fences, IDs linked, headings one level
     lower when the body sits under a heading of the page (the Chinese page's English details)."""
     text = link_ids(join_cjk_lines(_FENCE_INFO.sub(r"\1python", markdown.strip())), prefix, known)
+    parts = _FENCE_SPLIT.split(text)
+    parts[::2] = [html_text(part) for part in parts[::2]]
+    text = "".join(parts)
     if demote:
         parts = _FENCE_SPLIT.split(text)
         parts[::2] = [_HEADING_LINE.sub(r"#\1", part) for part in parts[::2]]
