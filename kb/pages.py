@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,7 @@ import jinja2
 
 from kb.database import Database
 from kb.faq import Faq
-from kb.search import chinese_words, related_terms
+from kb.search import chinese_words, page_boost, prominence, related_terms
 from kb.schema import STAGES, Document, FaqDocument
 
 LANGS = ("en", "zh")
@@ -221,6 +222,8 @@ def render_all(db: Database, faq: Faq, site_url: str = "") -> dict[str, str]:
     matrices = load_all(db.root)
     env = _env()
     known = [*db.documents, *faq.questions]
+    explained = Counter(r for q in faq.questions.values() for r in q.question.related)
+    boosts = {k: page_boost(v) for k, v in prominence(db, explained).items()}
     out: dict[str, str] = {}
     for lang in LANGS:
         ctx = {"site": site, "lang": lang, "t": LABELS[lang], "marker": MARKER, "stages": STAGES,
@@ -234,7 +237,7 @@ def render_all(db: Database, faq: Faq, site_url: str = "") -> dict[str, str]:
         put("entries/index.md", "entries_index.md.j2")
         for doc in site.entries():
             put(f"entries/{doc.entry.id}.md", "entry.md.j2", doc=doc, e=doc.entry, keywords=related_terms(db, doc), remedies=remedies,
-                measured=entry_line(matrices.get(doc.entry.id), doc, lang))
+                measured=entry_line(matrices.get(doc.entry.id), doc, lang), boost=boosts[doc.entry.id])
         for cat, spec in db.categories.items():
             put(f"categories/{cat}.md", "category.md.j2", cat=cat, spec=spec)
         put("faq/index.md", "faq_index.md.j2")
