@@ -65,6 +65,9 @@ RESULTS_JS = "return Array.from(document.querySelectorAll('.md-search-result__it
 def search(driver, query: str) -> list[str]:
     """Type into Material's search box; return result page paths (sections dropped), best first.
 
+    The box gets the query but its last character at once and the last one as a keystroke:
+    Material searches on every keyup, and typed letter by letter on a busy machine the results
+    of a partial query ("out of mem") could stand still long enough to be read as the answer.
     Results are read in one script call once two reads agree: Material re-renders the list as
     the worker answers, and elements read one by one can go stale in between."""
     driver.execute_script("document.getElementById('__search').checked = true")
@@ -73,7 +76,8 @@ def search(driver, query: str) -> list[str]:
     box.send_keys(" ")  # a keystroke on an empty query clears the previous results
     box.clear()
     WebDriverWait(driver, 10).until(lambda d: not d.execute_script(RESULTS_JS))
-    box.send_keys(query)
+    driver.execute_script("arguments[0].value = arguments[1]", box, query[:-1])
+    box.send_keys(query[-1])
     last: list[str] = []
 
     def settled(d) -> bool:
