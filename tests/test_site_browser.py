@@ -149,14 +149,23 @@ def _query_set() -> list[dict]:
     return yaml.safe_load((Path(__file__).parent / "data" / "search_queries.yaml").read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("lang,floor", [("en", 0.74), ("zh", 0.58)])
+@pytest.mark.parametrize("lang,floor", [("en", 0.88), ("zh", 0.84)])
 def test_users_queries_on_the_site(browser, base_url, lang, floor):
     """The same 50 queries as `kb search`, typed into each site's search box: the expected page
     within the first three results (or the query's own bound when looser). Measured with 177
     entries: 41/50 (en) and 36/50 (zh) with the thesaurus tags and jieba words, 34 and 28 without
     them; with 207 entries the Chinese site gives 31/50 (more pages share the common words); with 296
     entries the English site gives 38/50 (was 39); with 431 entries (session 8's importer, install and
-    provider entries share "custom op", "DLL load failed", "IR version") 37/50 (en) and 29/50 (zh)."""
+    provider entries share "custom op", "DLL load failed", "IR version") 37/50 (en) and 29/50 (zh).
+    Session 9, 429 entries: 44/50 (en) and 42/50 (zh), after placeholders like <path> stopped
+    pouring whole pages into the index's title field, the Chinese site stopped stemming, tags
+    came from page and category titles only, and entry pages got a boost from their prominence
+    (public threads, entries relating to them, FAQ answers). The misses left: Chinese queries of
+    two words (Material's query segmenter drops the last word: 类型不匹配, 形状推断, 内存不足,
+    内存拷贝 on the Chinese site, 同一设备 on the English one), "feature level" and "npu fp16"
+    (OT0003's title says neither; OT0004's says "feature level"), "2GB" (OT0108 says "2 GB"), and
+    on the Chinese site "DLL load failed" and "providers parameter" (ranks 9 and 4: the English
+    title heads a section of the Chinese page, not the page)."""
     browser.get(f"{base_url}{'' if lang == 'en' else '/zh'}/")
     queries = _query_set()
     misses = []
