@@ -156,6 +156,7 @@ def oneline(text: object) -> str:
     return html_text(" ".join(_JOIN_CJK.sub("", str(text).strip()).split()))
 
 
+_CODE_SPAN_WRAPPED = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
 _TAG_START = re.compile(r"<(?![a-z]+://)(?=[A-Za-z/!?])")  # an autolink <https://...> stays
 
 
@@ -165,8 +166,11 @@ def html_text(text: str) -> str:
     Titles and messages quote placeholders (`Load <path> failed`): left raw, the browser and the
     search indexer read `<path>` as an element that never closes, which hides the rest of the
     heading and pours the whole page into the search index's title field."""
-    spans = _CODE_SPAN.split(text)
-    return "".join(s if j % 2 else _TAG_START.sub("&lt;", s) for j, s in enumerate(spans))
+    out, at = [], 0
+    for m in _CODE_SPAN_WRAPPED.finditer(text):  # a code span may wrap onto the next line
+        out += [_TAG_START.sub("&lt;", text[at : m.start()]), m.group(0)]
+        at = m.end()
+    return "".join([*out, _TAG_START.sub("&lt;", text[at:])])
 
 
 def _shorten(text: str, width: int = 60) -> str:

@@ -76,6 +76,7 @@ def test_placeholders_in_titles_and_bodies_are_text_not_html():
     closed (the heading hid the rest, the search index took the whole page for its title)."""
     assert pages.html_text("Load <path> failed in `<b>` and </x>") == "Load &lt;path> failed in `<b>` and &lt;/x>"
     assert pages.html_text("see <https://example.com> and a < b") == "see <https://example.com> and a < b"
+    assert pages.html_text("(`Load /<package>/m.onnx\nfailed`) <x>") == "(`Load /<package>/m.onnx\nfailed`) &lt;x>"  # a wrapped code span
     body = pages.page_body("Symptom <name> here\n```text\nLoad <path> failed\n```", "../", [])
     assert "&lt;name>" in body and "Load <path> failed" in body
 
