@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,7 @@ import jinja2
 
 from kb.database import Database
 from kb.faq import Faq
-from kb.search import chinese_words, related_terms
+from kb.search import chinese_words, page_boost, prominence, related_terms
 from kb.schema import STAGES, Document, FaqDocument
 
 LANGS = ("en", "zh")
@@ -127,9 +128,10 @@ def _env() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
         autoescape=False,
     )
-    env.filters["cell"] = lambda s: str(s).replace("|", "\\|").replace("\n", " ")
+    env.filters["cell"] = lambda s: html_text(str(s)).replace("|", "\\|").replace("\n", " ")
     env.filters["oneline"] = oneline
-    env.filters["navlabel"] = lambda s: json.dumps(_shorten(str(s)), ensure_ascii=False)
+    env.filters["text"] = html_text
+    env.filters["navlabel"] = lambda s: json.dumps(html_text(_shorten(str(s))), ensure_ascii=False)
     env.filters["yamlstr"] = lambda s: json.dumps(" ".join(str(s).split()), ensure_ascii=False)  # JSON strings are YAML
     return env
 
@@ -151,7 +153,24 @@ def join_cjk_lines(markdown: str) -> str:
 
 def oneline(text: object) -> str:
     """Fold a wrapped paragraph onto one line: no space where a Chinese line break was."""
-    return " ".join(_JOIN_CJK.sub("", str(text).strip()).split())
+    return html_text(" ".join(_JOIN_CJK.sub("", str(text).strip()).split()))
+
+
+_CODE_SPAN_WRAPPED = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
+_TAG_START = re.compile(r"<(?![a-z]+://)(?=[A-Za-z/!?])")  # an autolink <https://...> stays
+
+
+def html_text(text: str) -> str:
+    """Text for a page, with `<` that would open an HTML tag written as `&lt;` (outside code spans).
+
+    Titles and messages quote placeholders (`Load <path> failed`): left raw, the browser and the
+    search indexer read `<path>` as an element that never closes, which hides the rest of the
+    heading and pours the whole page into the search index's title field."""
+    out, at = [], 0
+    for m in _CODE_SPAN_WRAPPED.finditer(text):  # a code span may wrap onto the next line
+        out += [_TAG_START.sub("&lt;", text[at : m.start()]), m.group(0)]
+        at = m.end()
+    return "".join([*out, _TAG_START.sub("&lt;", text[at:])])
 
 
 def _shorten(text: str, width: int = 60) -> str:
@@ -187,6 +206,9 @@ def page_body(markdown: str, prefix: str, known: Iterable[str], demote: bool = F
     """Body text as a page shows it: plain ```python fences, IDs linked, headings one level
     lower when the body sits under a heading of the page (the Chinese page's English details)."""
     text = link_ids(join_cjk_lines(_FENCE_INFO.sub(r"\1python", markdown.strip())), prefix, known)
+    parts = _FENCE_SPLIT.split(text)
+    parts[::2] = [html_text(part) for part in parts[::2]]
+    text = "".join(parts)
     if demote:
         parts = _FENCE_SPLIT.split(text)
         parts[::2] = [_HEADING_LINE.sub(r"#\1", part) for part in parts[::2]]
@@ -204,6 +226,8 @@ def render_all(db: Database, faq: Faq, site_url: str = "") -> dict[str, str]:
     matrices = load_all(db.root)
     env = _env()
     known = [*db.documents, *faq.questions]
+    explained = Counter(r for q in faq.questions.values() for r in q.question.related)
+    boosts = {k: page_boost(v) for k, v in prominence(db, explained).items()}
     out: dict[str, str] = {}
     for lang in LANGS:
         ctx = {"site": site, "lang": lang, "t": LABELS[lang], "marker": MARKER, "stages": STAGES,
@@ -217,7 +241,7 @@ def render_all(db: Database, faq: Faq, site_url: str = "") -> dict[str, str]:
         put("entries/index.md", "entries_index.md.j2")
         for doc in site.entries():
             put(f"entries/{doc.entry.id}.md", "entry.md.j2", doc=doc, e=doc.entry, keywords=related_terms(db, doc), remedies=remedies,
-                measured=entry_line(matrices.get(doc.entry.id), doc, lang))
+                measured=entry_line(matrices.get(doc.entry.id), doc, lang), boost=boosts[doc.entry.id])
         for cat, spec in db.categories.items():
             put(f"categories/{cat}.md", "category.md.j2", cat=cat, spec=spec)
         put("faq/index.md", "faq_index.md.j2")

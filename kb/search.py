@@ -94,12 +94,17 @@ def _query_weights(query: str, thesaurus: dict[str, frozenset[str]]) -> dict[str
     return weights
 
 
+_NAME_FIELDS = ("title", "title_zh", "category")
+
+
 def related_terms(db: Database, doc) -> list[str]:
     """The thesaurus words that belong with an entry: every word of each group one of whose
-    words its title, summary or category title uses. The site indexes them as the page's
-    (hidden) tags, so a search in either language finds the page."""
+    words its title or its category's title uses. The site indexes them as the page's (hidden)
+    tags, so a search in either language finds the page. Only the names count, not the summary:
+    tags weigh more than anything else in the site's index, so they must say what a page is
+    about, not every word it mentions (with the summaries, "custom op" tagged 80 pages alike)."""
     fields = _fields(doc, db)
-    text = "\n".join(fields[name] for name in _PHRASE_FIELDS).lower()
+    text = "\n".join(fields[name] for name in _NAME_FIELDS).lower()
     have = set(tokens(text))
     out: list[str] = []
     for group in _groups(Path(db.root)):
@@ -108,6 +113,28 @@ def related_terms(db: Database, doc) -> list[str]:
             # words ("failed", "of") would then match everything at a tag's high weight
             out.extend(w for w in group if w not in out and " " not in w)
     return out
+
+
+def public_reports(entry) -> int:
+    """How many distinct public threads the entry's examples were taken from: a measure of how
+    widely users meet the problem (reproductions made here do not count)."""
+    return len({x.source.split()[0].split("#")[0].rstrip("/") for x in entry.examples if x.source.startswith("https://")})
+
+
+def prominence(db: Database, explained: Counter[str]) -> dict[str, int]:
+    """How canonical each entry is, from the data alone: the public threads that met it, the
+    other entries whose `related` list points to it and the FAQ answers that explain it
+    (`explained`: entry ID -> questions). The site boosts a page by it, so among pages that share
+    the query's words the one most users meet (the named problems, the long-known pages) comes first."""
+    links = Counter(r for d in db.documents.values() for r in set(d.entry.related) if r != d.entry.id)
+    return {k: public_reports(d.entry) + links[k] + explained[k] for k, d in db.documents.items()}
+
+
+def page_boost(prominence: int) -> float:
+    """Material's per-page search boost: 2 for every entry page (the FAQ, category and finding
+    pages stay at 1), growing with the fourth root of the prominence, so the most canonical page
+    (prominence ~20) weighs about twice a page no thread and no entry points to."""
+    return round(2.0 * (1 + prominence) ** 0.25, 2)
 
 
 def chinese_words(db: Database) -> list[str]:

@@ -77,3 +77,24 @@ def test_synonyms_cross_languages(db):
     from kb import search as mod
 
     assert mod.SYNONYM_WEIGHT < 1.0
+
+
+def test_prominence_ranks_the_widely_met_pages_above_the_rest(db):
+    """The site's page boost comes from the data: public threads, entries relating to a page and
+    FAQ answers. The named problems' pages and the long-known ones weigh more than a page no
+    thread and no entry points to; the boost never falls below the entry pages' base of 2."""
+    from collections import Counter
+
+    from kb.faq import load_faq
+    from kb.search import page_boost, prominence, public_reports
+
+    faq = load_faq(db.root, strict=False)
+    explained = Counter(r for q in faq.questions.values() for r in q.question.related)
+    score = prominence(db, explained)
+    assert set(score) == set(db.documents)
+    median = sorted(score.values())[len(score) // 2]
+    for named in ("OT0001", "OT0002", "OT0003", "OT0006"):  # three of the user's four problems
+        assert score[named] > median, (named, score[named], median)
+    assert public_reports(db.documents["OT0208"].entry) >= 5  # distinct threads, not examples
+    assert page_boost(0) == 2.0 and page_boost(20) >= 2 * page_boost(0)
+    assert all(page_boost(a) <= page_boost(b) for a, b in zip(range(30), range(1, 31)))

@@ -47,12 +47,13 @@ def test_pages_are_marked_generated_and_deterministic(db, faq, rendered):
 def test_chinese_pages_carry_the_chinese_text(db, faq, rendered):
     for ident, doc in db.documents.items():
         text = rendered[f"docs/zh/entries/{ident}.md"]
-        assert doc.entry.title_zh in text and doc.entry.fixes[0].summary_zh.split()[0] in text
+        assert pages.html_text(doc.entry.title_zh) in text  # as written, a <placeholder> as text
+        assert pages.html_text(doc.entry.fixes[0].summary_zh.split()[0]) in text
     for qid, doc in faq.questions.items():
         zh = rendered[f"docs/zh/faq/{qid}.md"]
         en = rendered[f"docs/en/faq/{qid}.md"]
-        assert doc.question.question_zh in zh and doc.question.question in en
-        assert doc.question.answer_zh.splitlines()[0][:20] in zh
+        assert pages.html_text(doc.question.question_zh) in zh and pages.html_text(doc.question.question) in en
+        assert pages.html_text(doc.question.answer_zh.splitlines()[0][:20]) in zh
 
 
 def test_retired_entries_stay_out_of_search_and_say_why_in_each_language(db, rendered):
@@ -67,7 +68,18 @@ def test_retired_entries_stay_out_of_search_and_say_why_in_each_language(db, ren
             assert "exclude: true" in page.split("\n---\n", 1)[0] and "boost:" not in page.split("\n---\n", 1)[0]
         assert e.retired_zh[:20] in zh and e.retired[:20] not in zh
         assert e.retired[:20] in en
-    assert "boost: 2" in rendered[f"docs/en/entries/{active.id}.md"]
+    head = rendered[f"docs/en/entries/{active.id}.md"].split("\n---\n", 1)[0]
+    assert float(re.search(r"boost: ([\d.]+)", head).group(1)) >= 2.0  # entry pages outweigh FAQ and finding pages
+
+
+def test_placeholders_in_titles_and_bodies_are_text_not_html():
+    """`Load <path> failed` is shown as written: raw, `<path>` opened an element that never
+    closed (the heading hid the rest, the search index took the whole page for its title)."""
+    assert pages.html_text("Load <path> failed in `<b>` and </x>") == "Load &lt;path> failed in `<b>` and &lt;/x>"
+    assert pages.html_text("see <https://example.com> and a < b") == "see <https://example.com> and a < b"
+    assert pages.html_text("(`Load /<package>/m.onnx\nfailed`) <x>") == "(`Load /<package>/m.onnx\nfailed`) &lt;x>"  # a wrapped code span
+    body = pages.page_body("Symptom <name> here\n```text\nLoad <path> failed\n```", "../", [])
+    assert "&lt;name>" in body and "Load <path> failed" in body
 
 
 def test_a_retired_entry_needs_its_reason_in_chinese_too():
@@ -173,6 +185,23 @@ def test_chinese_search_index_is_segmented():
     assert "\u200b精度\u200b" in text or "\u200b精度" in text
     runs = re.findall(r"[\u4e00-\u9fff]+", text)  # Chinese runs between separators
     assert runs and max(map(len, runs)) <= 12, max(runs, key=len)
+
+
+@pytest.mark.slow
+def test_search_index_holds_each_page_once_under_its_own_title():
+    """Every entry's article is indexed under its heading (no placeholder swallows the page into
+    its title), the Related list and the automatic-fix boilerplate stay out, and neither site
+    stems English (the browser's prefix queries are never stemmed)."""
+    skip_without_mkdocs()
+    for lang_dir in (built_site(), built_site() / "zh"):
+        index = json.loads((lang_dir / "search" / "search_index.json").read_text(encoding="utf-8"))
+        assert index["config"]["pipeline"] == ["stopWordFilter"]
+        entries = [d for d in index["docs"] if re.fullmatch(r"entries/OT\d{4}/", d["location"])]
+        assert entries and max(len(d["title"]) for d in entries) < 400, max(entries, key=lambda d: len(d["title"]))["location"]
+        titles = {d["title"].replace("\u200b", "") for d in index["docs"] if d["location"].startswith("entries/OT")}
+        assert not titles & {"Related", "相关条目", "Automatic fix", "自动修复"}
+        boosts = {d["location"]: d.get("boost", 1) for d in entries}
+        assert min(boosts.values()) >= 2 and len(set(boosts.values())) > 3  # graded by prominence
 
 
 def test_scratch_project_builds_are_isolated():
