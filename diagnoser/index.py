@@ -18,7 +18,7 @@ from diagnoser.text import core_view, normalise, without_particulars
 if TYPE_CHECKING:
     from diagnoser.similarity import Vectors
 
-CACHE_VERSION = 10  # bump when the cached record format or example keys change
+CACHE_VERSION = 11  # bump when the cached record format or example keys change
 FUZZY_CHARS = 300
 
 

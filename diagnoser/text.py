@@ -298,10 +298,11 @@ _WRAPPERS = re.compile(
     r"onnxruntime\.capi\.onnxruntime_pybind11_state\.\w{1,30}:|[\w.]{0,80}\b(?:Fail|InvalidArgument|NoSuchFile|NoModel|EngineError|"
     r"RuntimeException|InvalidProtobuf|ModelLoaded|NotImplemented|InvalidGraph|EPFail):|"
     r"\[ONNXRuntimeError\]\s*:\s*\d{1,2}\s*:\s*\w{1,30}\s*:|"
-    # an application's or plugin's tag in brackets ([obs-backgroundremoval], [mmdeploy],
-    # [detector.cpp:58]): one word, no spaces, before the message. The ONNX family's own tags
+    # an application's, plugin's or server's tag in brackets ([obs-backgroundremoval],
+    # [StatusCode.INTERNAL], [detector.cpp:58]): a compound name, no spaces, before the message.
+    # A plain word ([Web], [Mobile]: an issue title's platform) and the ONNX family's own tags
     # ([Paddle2ONNX], [onnxruntime]) and error classes ([ShapeInferenceError]) say something: kept.
-    r"\[(?![\w.\-]{0,60}?(?i:onnx|error|exception))[\w.\-]{1,60}(?::\d{1,6})?\](?=\s)|"
+    r"\[(?![\w.\-]{0,60}?(?i:onnx|error|exception))(?=[\w]{0,60}[.\-])[\w.\-]{1,60}(?::\d{1,6})?\](?=\s)|"
     r"\[(?i:error|warn(?:ing)?|info|debug|fatal|critical)\](?=\s)"
     r")\s*"
 )

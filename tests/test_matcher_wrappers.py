@@ -89,9 +89,9 @@ def test_the_wrappers_fall_away_from_the_core_line():
     # (OT0715's example, https://github.com/open-mmlab/mmdeploy/issues/1023)
     ("2022-09-08:12:24:19 - root - ERROR - Error in execution: Non-zero status code returned while running ScatterND node.",
      "Error in execution: Non-zero status code"),
-    # an issue title's tag (OT0531's example, https://github.com/microsoft/onnxruntime/issues/13056)
-    ("[Mobile] NNAPI: ANeuralNetworksModel_identifyInputsAndOutputs Can't set operand 2 to be an input or output",
-     "NNAPI: ANeuralNetworksModel_identifyInputsAndOutputs"),
+    # a server's status tag (OT1009's example, https://github.com/ELS-RD/transformer-deploy/issues/166)
+    ("[StatusCode.INTERNAL] in ensemble 'transformer_onnx_inference', onnx runtime error 1: Non-zero status code returned while running Transpose node.",
+     "in ensemble 'transformer_onnx_inference'"),
 ])
 def test_an_applications_log_prefix_falls_away(logged, message):
     assert core_line(prepare(logged).text).startswith(message)
@@ -102,6 +102,8 @@ def test_an_applications_log_prefix_falls_away(logged, message):
     "[Paddle2ONNX] Oops, there are some operators not supported yet, including isnan_v2,",
     "[ShapeInferenceError] Inferred shape and existing shape differ in dimension 0: (1024) vs (1000)",
     "[ONNXRuntimeError] TensorRT EP could not build Engine for fused node",
+    # a plain word: an issue title's platform (OT0531's example)
+    "[Mobile] NNAPI: ANeuralNetworksModel_identifyInputsAndOutputs Can't set operand 2 to be an input or output",
 ])
 def test_the_familys_own_tags_stay(line):
     assert core_line(prepare(line).text) == line
