@@ -17,6 +17,7 @@ commit the sets were collected on), instead of the working tree.
 """
 from __future__ import annotations
 
+import argparse
 import re
 import subprocess
 import sys
@@ -109,25 +110,30 @@ def stale(item: dict, k: Known) -> list[str]:
     return why
 
 
+def _args(argv: list[str]) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description="Check that blind texts are fresh (exit 1 when one is stale).")
+    ap.add_argument("paths", nargs="*", type=Path, help="blind set files (default: every blind_r3_*.yaml)")
+    ap.add_argument("--set", action="append", default=[], metavar="X", help="bench/data/blind_r3_X.yaml")
+    ap.add_argument("--also", action="append", default=[], type=Path, metavar="DIR",
+                    help="another checkout whose entries/ and bench/data/ count as known")
+    ap.add_argument("--with-blind", action="store_true", help="count the other blind sets' texts as known")
+    ap.add_argument("--rev", help="check against entries/ and bench/data/ at this git revision")
+    ap.add_argument("--line", nargs="+", metavar="TEXT", help="probe candidate core lines and exit")
+    return ap.parse_args(argv)
+
+
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["--line"]:  # probe candidate core lines before copying a text
+    a = _args(argv)
+    if a.line:  # probe candidate core lines before copying a text
         k = known()
-        for line in argv[1:]:
+        for line in a.line:
             print(stale({"text": line}, k) or "fresh", "|", line[:80])
         return 0
-    rev, also = None, []
-    with_blind = "--with-blind" in argv
-    argv = [a for a in argv if a != "--with-blind"]
-    while "--also" in argv:
-        i = argv.index("--also")
-        also.append(Path(argv[i + 1]))
-        argv = argv[:i] + argv[i + 2:]
-    if argv[:1] == ["--rev"]:
-        rev, argv = argv[1], argv[2:]
-    while "--set" in argv:  # --set f: the set's file, as bench/blind_r3.py names it
-        i = argv.index("--set")
-        argv = argv[:i] + [str(ROOT / f"bench/data/blind_r3_{argv[i + 1]}.yaml")] + argv[i + 2:]
-    paths = [Path(a) for a in argv] or sorted((ROOT / "bench/data").glob("blind_r3_*.yaml"))
+    rev, also, with_blind = a.rev, a.also, a.with_blind
+    paths = [*a.paths, *(ROOT / f"bench/data/blind_r3_{x}.yaml" for x in a.set)]
+    paths = paths or sorted((ROOT / "bench/data").glob("blind_r3_*.yaml"))
+    if missing := [str(q) for q in paths if not q.is_file()]:
+        raise SystemExit(f"blind_r3_fresh: no such set file: {', '.join(missing)}")
     if rev:  # the project as it was at that revision
         tmp = tempfile.mkdtemp(prefix="blind-rev-")
         tar = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "entries", "bench/data"],
