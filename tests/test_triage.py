@@ -13,9 +13,9 @@ import yaml
 from onnx import TensorProto, helper
 
 from diagnoser import diagnose
-from diagnoser.text import prepare
 from diagnoser.triage import COMPONENTS, STAGES, triage
 from kb import load
+from tests.triaging import triage_of
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT_OF_SCOPE = yaml.safe_load((ROOT / "bench/data/out_of_scope.yaml").read_text(encoding="utf-8"))
@@ -33,7 +33,7 @@ def examples() -> dict[str, list[str]]:
 
 
 def _tri(text: str):
-    t = triage(prepare(text).text)
+    t = triage_of(text)
     assert t is not None, text[:200]
     assert t.component in COMPONENTS and t.stage in STAGES
     return t

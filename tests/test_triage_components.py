@@ -11,14 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-from diagnoser.text import prepare
-from diagnoser.triage import triage
 from diagnoser.triage.classify import groups, matching_group, onnx_importer
+from tests.triaging import kind_of
 
 
-def _kind(text: str) -> tuple[str, str] | None:
-    t = triage(prepare(text).text)
-    return None if t is None else (t.component, t.stage)
 
 
 @pytest.mark.parametrize(("text", "want"), [
@@ -59,7 +55,7 @@ def _kind(text: str) -> tuple[str, str] | None:
      ("onnxruntime", "load")),
 ])
 def test_component_and_stage_from_the_component_s_own_words(text, want):
-    assert _kind(text) == want
+    assert kind_of(text) == want
 
 
 def _reshape_run_error() -> str:
@@ -86,7 +82,7 @@ def test_the_newer_provider_name_list_is_named_by_its_own_group():
     text = ("RuntimeError: Unknown provider name 'CPU'. Currently supported values are 'DML'/'DmlExecutionProvider', ...")
     group = matching_group(text, text)
     assert group is not None and group.name == "ort-provider-names"
-    assert _kind(text) == ("onnxruntime", "load")
+    assert kind_of(text) == ("onnxruntime", "load")
 
 
 def test_a_node_the_calibrator_added_puts_a_runtime_failure_under_quantization():
@@ -102,8 +98,8 @@ def test_a_node_the_calibrator_added_puts_a_runtime_failure_under_quantization()
             "onnxruntime::ReshapeHelper::ReshapeHelper(const onnxruntime::TensorShape&, onnxruntime::TensorShapeVector&, "
             "bool) i < input_shape.NumDimensions() was false. The dimension with value zero exceeds the dimension "
             "size of the input tensor.")
-    assert _kind(text) == ("quantization", "quantize")
-    assert _kind(text.replace("_ReduceMax_Reshape", "_Reshape")) == ("onnxruntime", "run")  # a model's own Reshape
+    assert kind_of(text) == ("quantization", "quantize")
+    assert kind_of(text.replace("_ReduceMax_Reshape", "_Reshape")) == ("onnxruntime", "run")  # a model's own Reshape
 
 
 def test_a_log_written_as_utf16_is_read_without_its_letter_spacing(capfd):
@@ -112,7 +108,7 @@ def test_a_log_written_as_utf16_is_read_without_its_letter_spacing(capfd):
     # what a console shows when that log line was written as UTF-16 and is read as 8-bit text
     garbled = line.encode("utf-16-le").decode("latin-1").replace("\x00", " ")
     assert "s e q u e n t i a l" in garbled
-    assert _kind(garbled) == ("onnxruntime", "run")
+    assert kind_of(garbled) == ("onnxruntime", "run")
 
 
 def test_onnx_importers_come_from_the_table_only():
@@ -133,8 +129,8 @@ def test_the_checker_s_verdict_in_an_importer_s_traceback_is_onnx_in_an_exporter
     importer = ("Traceback (most recent call last):\n  File \"/usr/lib/python3/site-packages/onnx2torch/converter.py\", "
                 f"line 61, in convert\n    onnx.checker.check_model(onnx_model)\n{tail}")
     exporter = importer.replace("onnx2torch/converter.py", "tf2onnx/convert.py")
-    assert _kind(importer)[0] == "onnx"
-    assert _kind(exporter)[0] == "converter"
+    assert kind_of(importer)[0] == "onnx"
+    assert kind_of(exporter)[0] == "converter"
 
 
 @pytest.mark.parametrize("text", [
@@ -155,7 +151,7 @@ def test_the_checker_s_verdict_in_an_importer_s_traceback_is_onnx_in_an_exporter
     "ERROR: tensorflow-2.15.0-cp38-cp38-win_amd64.whl is not a supported wheel on this platform.",
 ])
 def test_texts_sharing_a_word_with_these_rules_but_not_about_onnx_get_no_triage(text):
-    assert _kind(text) is None
+    assert kind_of(text) is None
 
 
 @pytest.mark.parametrize("text", [
@@ -167,11 +163,11 @@ def test_texts_sharing_a_word_with_these_rules_but_not_about_onnx_get_no_triage(
     "pybind11_init_onnxruntime_pybind11_state] Init provider bridge failed.",
 ])
 def test_the_provider_bridge_missing_is_an_incomplete_installation(text):
-    assert _kind(text) == ("install", "install")
+    assert kind_of(text) == ("install", "install")
     # a provider's own library failing to load is the provider's setup, at load (group ort-provider-library)
     cuda = ("[E:onnxruntime:Default, provider_bridge_ort.cc:1022 onnxruntime::ProviderLibrary::Get] LoadLibrary failed "
             "with error 126 \"\" when trying to load \"C:\\\\onnxruntime\\\\capi\\\\onnxruntime_providers_cuda.dll\"")
-    assert _kind(cuda) == ("onnxruntime", "load")
+    assert kind_of(cuda) == ("onnxruntime", "load")
 
 
 def test_the_checker_s_ir_version_rule_is_onnx_s_own():
@@ -184,7 +180,7 @@ def test_the_checker_s_ir_version_rule_is_onnx_s_own():
         onnx.checker.check_model(model)
     text = f"onnx.onnx_cpp2py_export.checker.ValidationError: {err.value}"
     assert "cannot have opset_import specified" in text
-    assert _kind(text.split(": ", 1)[1]) == ("onnx", "convert")  # the checker's words alone (group onnx-checker)
+    assert kind_of(text.split(": ", 1)[1]) == ("onnx", "convert")  # the checker's words alone (group onnx-checker)
 
 
 def test_a_frame_in_onnxscript_s_optimizer_names_the_optimizer():
@@ -199,14 +195,14 @@ def test_a_frame_in_onnxscript_s_optimizer_names_the_optimizer():
     else:  # pragma: no cover - a release that accepts anything
         pytest.skip("this onnxscript release does not check its input")
     assert "onnxscript/optimizer" in text.replace("\\", "/")
-    assert _kind(text) == ("optimizer", "convert")
+    assert kind_of(text) == ("optimizer", "convert")
 
 
 def test_the_second_half_of_a_node_s_run_failure_still_says_run():
     message = _reshape_run_error()
     assert "Non-zero status code returned while running Reshape node" in message
     tail = message[message.index("Status Message: "):]  # what a paste keeps when the first half scrolled away
-    assert "onnxruntime" in tail and _kind(tail) == ("onnxruntime", "run")
+    assert "onnxruntime" in tail and kind_of(tail) == ("onnxruntime", "run")
 
 
 def test_tract_s_typing_pass_on_an_onnx_file_is_a_converter():
@@ -214,5 +210,5 @@ def test_tract_s_typing_pass_on_an_onnx_file_is_a_converter():
     text = ('const model = await tractjs.load("qa_model.onnx", {\n'
             'Error {\n    context: "Translating node #32 \\"NonZero_16\\" NonZero ToTypedTranslator",\n'
             '    source: "Node #32 \\"NonZero_16\\" NonZero can not be typed",\n}')
-    assert _kind(text) == ("converter", "convert")
-    assert _kind(text.replace('tractjs.load("qa_model.onnx", {', "tractjs.load(path, {")) is None  # no word of ONNX
+    assert kind_of(text) == ("converter", "convert")
+    assert kind_of(text.replace('tractjs.load("qa_model.onnx", {', "tractjs.load(path, {")) is None  # no word of ONNX

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from diagnoser.text import prepare
-from diagnoser.triage import triage
+from tests.triaging import triage_of
 
 CASES = [
     # opencv/opencv#18853
@@ -32,7 +31,7 @@ CASES = [
 
 @pytest.mark.parametrize("text", CASES)
 def test_importer_errors_are_a_converter_at_convert(text):
-    t = triage(prepare(text).text)
+    t = triage_of(text)
     assert t is not None and (t.component, t.stage) == ("converter", "convert"), t
 
 
@@ -40,10 +39,10 @@ def test_importer_source_line_beside_onnxruntime_error_lets_onnxruntime_win():
     # onnxruntime's own message in the error line decides: the session failed, whatever else the log holds
     text = ("[ONNXRuntimeError] : 1 : FAIL : Load model from m.onnx failed:Protobuf parsing failed.\n"
             "earlier: readNetFromONNX was tried first")
-    t = triage(prepare(text).text)
+    t = triage_of(text)
     assert t is not None and t.component == "onnxruntime", t
 
 
 def test_weak_importer_phrases_do_not_open_the_family_alone():
     # "Error converting operator" is TVM's relax frontend wording, but other converters print it too
-    assert triage(prepare("Error converting operator foo: not handled").text) is None
+    assert triage_of("Error converting operator foo: not handled") is None

@@ -15,12 +15,9 @@ from pathlib import Path
 import pytest
 
 from diagnoser.text import prepare
-from diagnoser.triage import triage
+from tests.triaging import kind_of, triage_of
 
 
-def _kind(text: str) -> tuple[str, str] | None:
-    t = triage(prepare(text).text)
-    return None if t is None else (t.component, t.stage)
 
 
 CONVERTERS = [
@@ -54,14 +51,14 @@ CONVERTERS = [
 
 @pytest.mark.parametrize("text", CONVERTERS)
 def test_tools_reading_onnx_into_another_framework_are_a_converter(text):
-    assert _kind(text) == ("converter", "convert")
+    assert kind_of(text) == ("converter", "convert")
 
 
 def test_opencv_dnn_alone_is_not_about_onnx():
     # opencv/opencv#18209: OpenCV DNN reads Caffe, TensorFlow and Darknet models too; this line names no ONNX
     text = ("cv2.error: OpenCV(4.4.0) /build/opencv/src/opencv-4.4.0/modules/dnn/src/layers/reshape_layer.cpp:149: "
             "error: (-215:Assertion failed) dstTotal != 0 in function 'computeShapeByReshapeMask'")
-    assert _kind(text) is None
+    assert kind_of(text) is None
 
 
 def test_openvino_inside_onnxruntime_stays_onnxruntime():
@@ -73,7 +70,7 @@ def test_openvino_inside_onnxruntime_stays_onnxruntime():
             "OpenVINOExecutionProvider_OpenVINO-EP-subgraph_3_0Check 'false' failed at src/inference/src/core.cpp:149:\n"
             "Check 'false' failed at src/frontends/onnx/frontend/src/core/graph_cache.cpp:25:\n"
             "output/pos:0 node not found in graph cache")
-    assert _kind(text) == ("onnxruntime", "load")
+    assert kind_of(text) == ("onnxruntime", "load")
 
 
 WEB = [
@@ -92,7 +89,7 @@ WEB = [
 
 @pytest.mark.parametrize("text,stage", WEB)
 def test_onnxjs_and_transformers_js_are_the_web_runtime(text, stage):
-    assert _kind(text) == ("onnxruntime-web", stage)
+    assert kind_of(text) == ("onnxruntime-web", stage)
 
 
 INSTALLS = [
@@ -139,7 +136,7 @@ INSTALLS = [
 
 @pytest.mark.parametrize("text", INSTALLS)
 def test_broken_installations_are_install(text):
-    assert _kind(text) == ("install", "install")
+    assert kind_of(text) == ("install", "install")
 
 
 def test_build_words_alone_do_not_open_the_family():
@@ -147,7 +144,7 @@ def test_build_words_alone_do_not_open_the_family():
     text = ("System.TypeLoadException\n  HResult=0x80131522\n  Message=Method 'call' in type "
             "'Microsoft.ML.TorchSharp.NasBert.Models.TransformerEncoder' from assembly 'Microsoft.ML.TorchSharp, "
             "Version=1.0.0.0, Culture=neutral, PublicKeyToken=cc7b13ffcd2ddd51' does not have an implementation.")
-    assert _kind(text) is None
+    assert kind_of(text) is None
 
 
 NOT_ONNX = [
@@ -166,16 +163,16 @@ NOT_ONNX = [
 
 @pytest.mark.parametrize("text", NOT_ONNX)
 def test_other_frameworks_backends_get_no_triage(text):
-    assert _kind(text) is None
+    assert kind_of(text) is None
 
 
 def test_qnn_sdk_words_inside_onnxruntime_s_log_name_the_provider():
     # microsoft/onnxruntime#21221: the QNN SDK's QnnDsp line, logged by onnxruntime
     text = ("2024-07-01 21:56:45.190532281 [V:onnxruntime:test, qnn_backend_manager.cc:249 QnnLogging] "
             "QnnDsp <E> Failed to finalize graph (id: 1) with err 1002")
-    t = triage(prepare(text).text)
+    t = triage_of(text)
     assert t is not None and t.component == "onnxruntime" and t.facts["provider"] == "QNNExecutionProvider"
-    assert triage(prepare(text.split("QnnLogging] ")[1]).text) is None  # the SDK's line alone is any QNN user's
+    assert triage_of(text.split("QnnLogging] ")[1]) is None  # the SDK's line alone is any QNN user's
 
 
 def test_optimum_s_validation_of_the_exported_model_is_the_exporter():
@@ -184,7 +181,7 @@ def test_optimum_s_validation_of_the_exported_model_is_the_exporter():
     text = ("Validating ONNX model...\n\t-[✓] ONNX model output names match reference model (logits)\n"
             "\t- Validating ONNX Model output \"logits\":\n\t\t-[✓] (2, 16, 32128) matches (2, 16, 32128)\n"
             "\t\t-[x] values not close enough, max diff: 0.003337860107421875 (atol: 1e-05)")
-    assert _kind(text) == ("converter", "export")
+    assert kind_of(text) == ("converter", "export")
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
@@ -204,11 +201,11 @@ def test_an_extension_module_whose_onnxruntime_library_is_missing_is_its_install
     out = subprocess.run([sys.executable, "-c", "import sherpa_probe"], cwd=tmp_path, capture_output=True, text=True,
                          timeout=60)
     assert "ImportError: libonnxruntime_providers_cuda.so: cannot open shared object file" in out.stderr
-    assert _kind(out.stderr) == ("install", "install")
+    assert kind_of(out.stderr) == ("install", "install")
     # microsoft/onnxruntime#21684: onnxruntime itself loading the provider, whose dependency is missing, is the session's
     text = ("FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.11: "
             "cannot open shared object file: No such file or directory")
-    assert _kind(text) == ("onnxruntime", "load")
+    assert kind_of(text) == ("onnxruntime", "load")
 
 
 def _run(tmp_path: Path, folder: str, code: str) -> str:
@@ -224,26 +221,26 @@ def _run(tmp_path: Path, folder: str, code: str) -> str:
 def test_another_package_missing_from_an_onnx_application_is_that_package_s_problem(tmp_path):
     text = _run(tmp_path, "onnx_app", "import no_such_package_here\n")
     assert "onnx_app" in text and "No module named 'no_such_package_here'" in text
-    assert _kind(text) is None
+    assert kind_of(text) is None
     # an ONNX package missing is the installation's, whatever the application
     text = _run(tmp_path, "app2", "import onnxruntime_no_such_build\n")
-    assert _kind(text) == ("install", "install")
+    assert kind_of(text) == ("install", "install")
 
 
 def test_a_missing_model_file_is_the_session_s_load_but_a_name_alone_says_nothing(tmp_path):
     # bench/data/LABELS.md: an .onnx file the application cannot find is filed under onnxruntime's
     # load (the session it was for was never created), as the blind sets' threads mostly do
     text = _run(tmp_path, "voices", "open('voices/en_US-test.onnx', 'rb')\n")
-    assert "FileNotFoundError" in text and _kind(text) == ("onnxruntime", "load")
+    assert "FileNotFoundError" in text and kind_of(text) == ("onnxruntime", "load")
     # pydantic's ValidationError is not onnx.checker's, and a path that is no file says nothing missing
     text = _run(tmp_path, "settings", "from pathlib import Path\nfrom pydantic import BaseModel, FilePath\n"
                 "class Settings(BaseModel):\n    model_path: FilePath\nSettings(model_path=Path('model.onnx'))\n")
-    assert "1 validation error for Settings" in text and _kind(text) is None
+    assert "1 validation error for Settings" in text and kind_of(text) is None
     # onnxruntime's own words on the same missing file are the session's
     text = _run(tmp_path, "ort", "import onnxruntime\nonnxruntime.InferenceSession('voices/en_US-test.onnx')\n")
-    assert _kind(text) == ("onnxruntime", "load")
+    assert kind_of(text) == ("onnxruntime", "load")
     # qdrant/fastembed#127: a library that only runs ONNX models with onnxruntime, its cache emptied
-    assert _kind("Could not find model.onnx in /var/folders/.../fastembed_cache/model-name") == ("onnxruntime", "load")
+    assert kind_of("Could not find model.onnx in /var/folders/.../fastembed_cache/model-name") == ("onnxruntime", "load")
 
 
 def test_a_local_file_named_like_an_onnx_package_is_the_installation(tmp_path):
@@ -258,7 +255,7 @@ def test_a_local_file_named_like_an_onnx_package_is_the_installation(tmp_path):
     for script in ("skl2onnx.py", "main.py"):
         out = subprocess.run([sys.executable, script], cwd=app, capture_output=True, text=True, timeout=60)
         assert "has no attribute 'convert_sklearn'" in out.stderr and "skl2onnx.py\", line" in out.stderr
-        assert _kind(out.stderr) == ("install", "install"), out.stderr
+        assert kind_of(out.stderr) == ("install", "install"), out.stderr
 
 
 LAZY_IMPORTS = [
@@ -276,14 +273,14 @@ LAZY_IMPORTS = [
 
 @pytest.mark.parametrize("text", LAZY_IMPORTS)
 def test_a_lazy_module_failing_to_import_is_the_installation(text):
-    assert _kind(text) == ("install", "install")
+    assert kind_of(text) == ("install", "install")
 
 
 def test_barracuda_s_layer_import_exception_is_its_onnx_importer():
     # Unity-Technologies/barracuda-release#272: Barracuda's ONNXTensor rejecting a constant (the first line of the paste)
     text = ('Asset import failed, "Assets/hand_pose_classifier 1.onnx" > OnnxLayerImportException: Could not read tensor '
             "data for constant tensor.")
-    assert _kind(text) == ("converter", "convert")
+    assert kind_of(text) == ("converter", "convert")
 
 
 MORE_CONVERTERS = [
@@ -297,7 +294,7 @@ MORE_CONVERTERS = [
 
 @pytest.mark.parametrize("text", MORE_CONVERTERS)
 def test_more_onnx_to_framework_converters(text):
-    assert _kind(text) == ("converter", "convert")
+    assert kind_of(text) == ("converter", "convert")
 
 
 @pytest.fixture(scope="module")
@@ -314,4 +311,4 @@ def examples() -> dict[str, list[str]]:
 def test_tensorrt_s_onnx_parser_is_its_onnx_importer(examples, entry, needle):
     # the blind sets label TensorRT's ONNX parser converter/convert, as OpenCV's or OpenVINO's importer
     texts = [t for t in examples[entry] if needle in t]
-    assert texts and all(_kind(t) == ("converter", "convert") for t in texts), texts
+    assert texts and all(kind_of(t) == ("converter", "convert") for t in texts), texts

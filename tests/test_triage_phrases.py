@@ -18,6 +18,7 @@ from diagnoser.datafiles import table
 from diagnoser.text import prepare
 from diagnoser.triage import COMPONENTS, STAGES, triage
 from diagnoser.triage.classify import groups, is_onnx_family
+from tests.triaging import kind_of, triage_of
 
 ROOT = Path(__file__).resolve().parent.parent
 SET_A = yaml.safe_load((ROOT / "bench/data/blind_r3_a.yaml").read_text(encoding="utf-8"))
@@ -29,9 +30,6 @@ def _set_a(source: str) -> str:
     return next(it["text"] for it in SET_A if it["source"].endswith(source))
 
 
-def _kind(text: str) -> tuple[str, str] | None:
-    t = triage(prepare(text).text)
-    return None if t is None else (t.component, t.stage)
 
 
 def test_every_group_is_well_formed_and_cites_its_source():
@@ -82,7 +80,7 @@ def test_every_group_is_well_formed_and_cites_its_source():
     ("onnxsim/onnxsim/issues/62", ("onnx", "convert")),  # the checker's verdict on onnxsim's input
 ])
 def test_set_a_texts_get_their_component_and_stage(source, want):
-    assert _kind(_set_a(source)) == want
+    assert kind_of(_set_a(source)) == want
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +108,7 @@ def examples() -> dict[str, list[str]]:
     ("OT0521", 0, ("install", "install")),  # import onnxruntime, then Illegal instruction (a wheel for another CPU)
 ])
 def test_entry_examples_get_their_component_and_stage(examples, entry, n, want):
-    assert _kind(examples[entry][n]) == want, examples[entry][n][:200]
+    assert kind_of(examples[entry][n]) == want, examples[entry][n][:200]
 
 
 @pytest.mark.parametrize(("source", "why"), [
@@ -119,13 +117,13 @@ def test_entry_examples_get_their_component_and_stage(examples, entry, n, want):
     ("huggingface/optimum-onnx/issues/73", "a config attribute error, nothing says exporter"),
 ])
 def test_set_a_texts_without_a_signal_get_no_triage(source, why):
-    assert _kind(_set_a(source)) is None, why
+    assert kind_of(_set_a(source)) is None, why
 
 
 @pytest.mark.parametrize("case", [it for it in SET_A if not it["labels"]["in_scope"]],
                          ids=lambda it: it["source"].split("github.com/")[-1])
 def test_set_a_out_of_scope_texts_get_no_triage(case):
-    assert _kind(case["text"]) is None
+    assert kind_of(case["text"]) is None
 
 
 @pytest.mark.parametrize("case", OUT_OF_SCOPE + OLD_BLIND_OUT, ids=lambda it: it["source"].split("github.com/")[-1][:60])
@@ -136,32 +134,32 @@ def test_out_of_scope_texts_are_not_onnx_family(case):
 def test_weak_words_pick_the_component_but_never_open_the_family():
     # the kernel's SIGILL and pip's wheel builds happen everywhere; with onnxruntime named they are its installation
     for text in ("Illegal instruction (core dumped)", "ERROR: Could not build wheels for numpy"):
-        assert _kind(text) is None
-        assert _kind(text + "\nimport onnxruntime") == ("install", "install")
+        assert kind_of(text) is None
+        assert kind_of(text + "\nimport onnxruntime") == ("install", "install")
 
 
 def test_a_shared_library_line_alone_is_not_onnx_but_with_the_runtime_is_its_installation():
     # cpuinfo is linked into PyTorch as well: its line alone says nothing of ONNX
     text = _set_a("onnxruntime/issues/15650")
     first = text.strip().splitlines()[0]
-    assert first.startswith("Error in cpuinfo") and _kind(first) is None
-    assert _kind(text) == ("install", "install")  # ... then onnxruntime's DefaultLogger is missing
+    assert first.startswith("Error in cpuinfo") and kind_of(first) is None
+    assert kind_of(text) == ("install", "install")  # ... then onnxruntime's DefaultLogger is missing
 
 
 def test_tool_names_inside_node_names_do_not_name_the_tool():
     # a TensorRT failure on a model that tf2onnx made: the node is named after the converter
     text = ("onnxruntime.capi.onnxruntime_pybind11_state.EPFail: [ONNXRuntimeError] : 11 : EP_FAIL : TensorRT EP could not "
             "build engine for fused node: TensorrtExecutionProvider_TRTKernel_graph_tf2onnx_1_1")  # an example of OT0312
-    t = triage(prepare(text).text)
+    t = triage_of(text)
     assert t is not None and (t.component, t.stage) == ("onnxruntime", "load")
     assert t.facts["provider"] == "TensorrtExecutionProvider"
-    assert _kind("python -m tf2onnx.convert --saved-model m --output m.onnx\nValueError: boom") == ("converter", "convert")
+    assert kind_of("python -m tf2onnx.convert --saved-model m --output m.onnx\nValueError: boom") == ("converter", "convert")
 
 
 def test_provider_named_by_its_phrases():
-    t = triage(prepare(_set_a("onnxruntime/issues/27676")).text)
+    t = triage_of(_set_a("onnxruntime/issues/27676"))
     assert t is not None and t.facts["provider"] == "QNNExecutionProvider"
-    t = triage(prepare(_set_a("onnxruntime/issues/12793")).text)
+    t = triage_of(_set_a("onnxruntime/issues/12793"))
     assert t is not None and t.facts["provider"] == "NnapiExecutionProvider"
 
 
@@ -171,7 +169,7 @@ def test_installed_onnx_helper_errors_are_a_converter_building_nodes():
     for value in (object(), [object()]):
         with pytest.raises((TypeError, ValueError)) as err:
             helper.make_attribute("k", value)
-        assert _kind(f"{type(err.value).__name__}: {err.value}") == ("converter", "convert"), str(err.value)
+        assert kind_of(f"{type(err.value).__name__}: {err.value}") == ("converter", "convert"), str(err.value)
 
 
 def test_installed_quantization_tool_errors_are_quantization():
@@ -179,7 +177,7 @@ def test_installed_quantization_tool_errors_are_quantization():
 
     with pytest.raises(TypeError) as err:
         quantize_dynamic("in.onnx", "out.onnx", optimize_model=True)  # the argument removed in onnxruntime 1.16
-    assert _kind(f"TypeError: {err.value}") == ("quantization", "quantize")
+    assert kind_of(f"TypeError: {err.value}") == ("quantization", "quantize")
 
 
 def test_installed_torch_exporter_error_is_torch_onnx():
@@ -197,7 +195,7 @@ def test_installed_torch_exporter_error_is_torch_onnx():
         torch.onnx.export(Scale(), (torch.ones(2),), io.BytesIO(), dynamo=False)
     message = f"RuntimeError: {err.value}"
     assert "onnx" not in message.lower()  # the family is told by the tracer's own words
-    assert _kind(message) == ("torch.onnx", "export")
+    assert kind_of(message) == ("torch.onnx", "export")
 
 
 @pytest.mark.parametrize(("source", "want"), [

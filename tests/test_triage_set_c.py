@@ -18,6 +18,7 @@ from onnx import TensorProto, helper
 from diagnoser.text import prepare
 from diagnoser.triage import triage
 from diagnoser.triage.classify import is_onnx_family
+from tests.triaging import kind_of, triage_of
 
 ROOT = Path(__file__).resolve().parent.parent
 SET_C = yaml.safe_load((ROOT / "bench/data/blind_r3_c.yaml").read_text(encoding="utf-8"))
@@ -27,9 +28,6 @@ def _set_c(source: str) -> str:
     return next(it["text"] for it in SET_C if it["source"].endswith(source))
 
 
-def _kind(text: str) -> tuple[str, str] | None:
-    t = triage(prepare(text).text)
-    return None if t is None else (t.component, t.stage)
 
 
 @pytest.mark.parametrize(("source", "want"), [
@@ -68,25 +66,25 @@ def _kind(text: str) -> tuple[str, str] | None:
     ("onnx/onnx/issues/3891", ("torch.onnx", "export")),  # checker: experimental ops: ATen (the exporter's fallback)
 ])
 def test_set_c_texts_get_their_component_and_stage(source, want):
-    assert _kind(_set_c(source)) == want
+    assert kind_of(_set_c(source)) == want
 
 
 def test_a_pipeline_s_wrapper_line_yields_to_the_step_s_own_error():
     # mmdeploy's "`mmdeploy.apis.pytorch2onnx.torch2onnx` with Call id: 0 failed." alone: its export step
-    t = triage(prepare(_set_c("open-mmlab/mmdeploy/issues/746")).text)
+    t = triage_of(_set_c("open-mmlab/mmdeploy/issues/746"))
     assert t is not None and (t.component, t.stage) == ("converter", "export")
     assert t.facts.get("converter") == "mmdeploy"  # the next step names the tool, not "the converter"
     # the same line after the tracer's own error (tuning set A): the exporter raised it
     set_a = yaml.safe_load((ROOT / "bench/data/blind_r3_a.yaml").read_text(encoding="utf-8"))
     text = next(it["text"] for it in set_a if it["source"].endswith("open-mmlab/mmdeploy/issues/2102"))
     assert "with Call id: 0 failed" in text
-    assert _kind(text) == ("torch.onnx", "export")
+    assert kind_of(text) == ("torch.onnx", "export")
 
 
 @pytest.mark.parametrize("case", [it for it in SET_C if not it["labels"]["in_scope"]],
                          ids=lambda it: it["source"].split("github.com/")[-1])
 def test_set_c_out_of_scope_texts_get_no_triage(case):
-    assert _kind(case["text"]) is None
+    assert kind_of(case["text"]) is None
 
 
 def test_foreign_frameworks_carrying_the_family_words_are_not_onnx_unless_onnxruntime_is_named():
@@ -96,18 +94,18 @@ def test_foreign_frameworks_carrying_the_family_words_are_not_onnx_unless_onnxru
         assert not is_onnx_family(text)
         assert is_onnx_family(text + "\nonnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError]")
     # onnxruntime's TensorRT provider quoting the onnx-tensorrt parser stays onnxruntime's
-    assert _kind(_set_c("microsoft/onnxruntime/issues/9364")) == ("onnxruntime", "load")
+    assert kind_of(_set_c("microsoft/onnxruntime/issues/9364")) == ("onnxruntime", "load")
 
 
 def test_the_lines_other_programs_print_do_not_open_the_family():
     webgpu = _set_c("microsoft/onnxruntime/issues/18311")
     dawn_only = "\n".join(ln for ln in webgpu.splitlines() if "inputIndices" not in ln)
-    assert "Tint WGSL" in dawn_only and _kind(dawn_only) is None  # Dawn's validation lines: any WebGPU app's
+    assert "Tint WGSL" in dawn_only and kind_of(dawn_only) is None  # Dawn's validation lines: any WebGPU app's
     tf_text = _set_c("DetectionTeamUCAS/FPN_Tensorflow/issues/151")
     tf_only = tf_text.splitlines()[-1]
-    assert "GraphDef" in tf_only and _kind(tf_only) is None  # TensorFlow's importer alone says nothing of ONNX
+    assert "GraphDef" in tf_only and kind_of(tf_only) is None  # TensorFlow's importer alone says nothing of ONNX
     whisper = _set_c("xenova/whisper-web/issues/15").replace("/onnx/model.onnx", "/config.json")
-    assert _kind(whisper) is None  # transformers.js fetching a config: not ONNX yet
+    assert kind_of(whisper) is None  # transformers.js fetching a config: not ONNX yet
 
 
 def test_installed_onnxruntime_shape_inference_at_load_is_onnxruntime_load():
@@ -121,7 +119,7 @@ def test_installed_onnxruntime_shape_inference_at_load_is_onnxruntime_load():
         ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     message = f"{type(err.value).__module__}.{type(err.value).__name__}: {err.value}"
     assert "[ShapeInferenceError]" in message
-    t = triage(prepare(message).text)
+    t = triage_of(message)
     assert t is not None and (t.component, t.stage) == ("onnxruntime", "load")
     assert t.facts.get("node") == "gnd" and t.facts.get("op") == "GatherND"
 
@@ -133,10 +131,10 @@ def test_v8_type_errors_name_onnxruntime_web_only_on_its_api():
               " () => { const tf = {}; new tf.Tensor([0]) }]) { try { f() } catch (e) { console.log(String(e)) } }")
     out = subprocess.run(["node", "-e", script], capture_output=True, text=True, timeout=60, check=True).stdout.splitlines()
     assert out[0] == "TypeError: ort.Tensor is not a constructor"
-    assert _kind(out[0]) == ("onnxruntime-web", "load")
+    assert kind_of(out[0]) == ("onnxruntime-web", "load")
     assert out[1] == "TypeError: Cannot read properties of undefined (reading 'InferenceSession')"
-    assert _kind(out[1]) == ("onnxruntime-web", "load")
-    assert out[2] == "TypeError: tf.Tensor is not a constructor" and _kind(out[2]) is None
+    assert kind_of(out[1]) == ("onnxruntime-web", "load")
+    assert out[2] == "TypeError: tf.Tensor is not a constructor" and kind_of(out[2]) is None
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +150,7 @@ def examples() -> dict[str, list[str]]:
     ("OT0345", 1, ("onnxruntime", "load")),  # INFO ort: Some nodes were not assigned to the preferred execution providers
 ])
 def test_entry_examples_with_the_runtime_s_own_phrases(examples, entry, n, want):
-    assert _kind(examples[entry][n]) == want, examples[entry][n][:200]
+    assert kind_of(examples[entry][n]) == want, examples[entry][n][:200]
 
 
 def test_installed_onnx_merge_models_ir_mismatch_is_onnx():
@@ -167,7 +165,7 @@ def test_installed_onnx_merge_models_ir_mismatch_is_onnx():
     with pytest.raises(ValueError) as err:
         compose.merge_models(model(8), model(9), io_map=[("y", "x")])
     assert "Both models should have the same IR version" in str(err.value)
-    assert _kind(f"ValueError: {err.value}") == ("onnx", "convert")
+    assert kind_of(f"ValueError: {err.value}") == ("onnx", "convert")
 
 
 @pytest.mark.parametrize(("entry", "n"), [
@@ -175,14 +173,14 @@ def test_installed_onnx_merge_models_ir_mismatch_is_onnx():
     ("OT0911", 0),  # CUDA failure 700: an illegal memory access was encountered
 ])
 def test_binding_a_run_s_inputs_and_kernel_launch_failures_are_run(examples, entry, n):
-    assert _kind(examples[entry][n]) == ("onnxruntime", "run"), examples[entry][n][:200]
+    assert kind_of(examples[entry][n]) == ("onnxruntime", "run"), examples[entry][n][:200]
 
 
 def test_a_run_stopped_by_its_terminate_flag_is_run():
     # pykeio/ort src/session: Session::terminate's doc test asserts this text (Error::SessionRun wrapping
     # onnxruntime's own message, which the onnxruntime 1.32.0 binary holds)
     text = "Failed to run inference on model: Exiting due to terminate flag being set to true."
-    assert _kind(text) == ("onnxruntime", "run")
+    assert kind_of(text) == ("onnxruntime", "run")
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
@@ -199,10 +197,10 @@ def _link_error(tmp_path: Path, symbol: str) -> str:
 def test_a_program_not_linked_with_onnxruntime_is_its_installation(tmp_path):
     # the C API's entry point missing: no onnxruntime library in the link at all (group ort-link)
     text = _link_error(tmp_path, "OrtGetApiBase")
-    assert _kind(text) == ("install", "install")
-    assert _kind(text.replace("OrtGetApiBase", "png_create_read_struct")) is None  # another library's symbol
+    assert kind_of(text) == ("install", "install")
+    assert kind_of(text.replace("OrtGetApiBase", "png_create_read_struct")) is None  # another library's symbol
     # a provider's append function missing: the library linked was built without it (group ort-link-provider)
-    assert _kind(_link_error(tmp_path, "OrtSessionOptionsAppendExecutionProvider_CUDA")) == ("onnxruntime", "install")
+    assert kind_of(_link_error(tmp_path, "OrtSessionOptionsAppendExecutionProvider_CUDA")) == ("onnxruntime", "install")
 
 
 @pytest.mark.parametrize(("entry", "n", "want"), [
@@ -211,12 +209,12 @@ def test_a_program_not_linked_with_onnxruntime_is_its_installation(tmp_path):
     ("OT0967", 0, ("torch.onnx", "export")),  # onnxscript's version converter inside the dynamo exporter
 ])
 def test_package_frames_failing_to_load_are_its_installation(examples, entry, n, want):
-    assert _kind(examples[entry][n]) == want, examples[entry][n][:200]
+    assert kind_of(examples[entry][n]) == want, examples[entry][n][:200]
 
 
 def test_a_tool_s_source_build_failing_in_cmake_is_installation(examples):
     text = examples["OT0631"][3]  # onnxsim built from source: CalledProcessError: Command '['.../cmake', ...]'
-    assert "CalledProcessError: Command '['" in text and _kind(text) == ("install", "install")
+    assert "CalledProcessError: Command '['" in text and kind_of(text) == ("install", "install")
 
 
 def test_protobuf_refusing_a_value_for_an_onnx_proto_field_is_a_converter_building_nodes(examples):
@@ -225,14 +223,14 @@ def test_protobuf_refusing_a_value_for_an_onnx_proto_field_is_a_converter_buildi
     with pytest.raises(TypeError) as err:
         onnx.AttributeProto().i = True  # what a converter writing a bool attribute meets with protobuf 7
     assert "Field onnx.AttributeProto.i: Expected" in str(err.value)
-    assert _kind(f"TypeError: {err.value}") == ("converter", "convert")
-    assert _kind(examples["OT0604"][2]) == ("converter", "convert")  # the protobuf 5/6 warning wording
+    assert kind_of(f"TypeError: {err.value}") == ("converter", "convert")
+    assert kind_of(examples["OT0604"][2]) == ("converter", "convert")  # the protobuf 5/6 warning wording
 
 
 def test_an_installation_step_for_another_binding_is_not_python_s():
-    t = triage(prepare(_set_c("yalue/onnxruntime_go/issues/88")).text)  # Go: build constraints exclude all Go files
+    t = triage_of(_set_c("yalue/onnxruntime_go/issues/88"))  # Go: build constraints exclude all Go files
     assert t is not None and t.facts.get("binding") == "Go"
     assert "python -c" not in t.next_steps[0] and "Go binding" in t.next_steps[0]
     assert "Go 绑定" in t.next_steps_zh[0]
-    py = triage(prepare(_set_c("onnx/onnx/issues/3977")).text)  # pip building onnx from source
+    py = triage_of(_set_c("onnx/onnx/issues/3977"))  # pip building onnx from source
     assert py is not None and py.component == "install" and "python -c" in py.next_steps[0]

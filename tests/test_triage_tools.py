@@ -12,14 +12,11 @@ import sys
 
 import pytest
 
-from diagnoser.text import prepare
 from diagnoser.triage import triage
 from diagnoser.triage.classify import _outermost_package, _table, is_onnx_family
+from tests.triaging import kind_of
 
 
-def _kind(text: str) -> tuple[str, str] | None:
-    t = triage(prepare(text).text)
-    return None if t is None else (t.component, t.stage)
 
 
 CASES = [
@@ -72,14 +69,14 @@ CASES = [
 
 @pytest.mark.parametrize(("text", "want"), CASES)
 def test_a_tool_is_named_by_its_own_words(text, want):
-    assert _kind(text) == want
+    assert kind_of(text) == want
 
 
 def test_tensorrt_s_own_engine_builder_is_not_onnx_but_its_parser_is():
     # open-mmlab/mmdeploy#2381: the builder finds no tactic for a fused region (node names from onnx::)
     builder = ("[08/28/2023-15:07:02] [TRT] [E] 10: Could not find any implementation for node "
                "{ForeignNode[onnx::Equal_453...Transpose_115 + Reshape_119]}.")
-    assert _kind(builder) is None
+    assert kind_of(builder) is None
     # the same builder words beside onnxruntime's TensorRT provider stay onnxruntime's
     assert not is_onnx_family(builder) and is_onnx_family(builder + "\nTensorrtExecutionProvider")
     # open-mmlab/mmdeploy#48: mmdeploy's onnx2tensorrt step, the builder out of memory for a tactic
@@ -91,11 +88,11 @@ def test_tensorrt_s_own_engine_builder_is_not_onnx_but_its_parser_is():
               "Traceback (most recent call last):\n"
               'File "/home/aiuser/workspace/lab_mmdeploy/MMDeploy/mmdeploy/backend/tensorrt/onnx2tensorrt.py", '
               "line 64, in onnx2tensorrt\nengine = create_trt_engine(")
-    assert _kind(deploy) is None
+    assert kind_of(deploy) is None
     # NVIDIA/TensorRT#4488: the ONNX parser's own failure stays in scope (converter, convert)
     parser = ('[06/13/2025-19:41:36] [E] [TRT] parsers/onnx/ModelImporter.cpp:961: While parsing node number 267 '
               '[Conv -> "/model/prediction/layers/layers.0/Conv_output_0"]:')
-    assert _kind(parser) == ("converter", "convert")
+    assert kind_of(parser) == ("converter", "convert")
 
 
 def test_a_rust_panic_names_its_crate():
@@ -114,7 +111,7 @@ def test_onnx_s_serialiser_registry_is_onnx_s(tmp_path):
         onnx.save_model(model, str(tmp_path / "m.onnx"), format="pb")
     text = f"ValueError: {err.value}"
     assert "Supported formats are: dict_keys(" in text
-    assert _kind(text) == ("onnx", "convert")
+    assert kind_of(text) == ("onnx", "convert")
 
 
 def test_placing_an_ortvalue_on_a_device_is_run_time():
@@ -123,7 +120,7 @@ def test_placing_an_ortvalue_on_a_device_is_run_time():
               "ort.OrtValue.ortvalue_from_numpy(np.zeros(2, np.float32), 'mkl')\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert "get_ort_device_type" in out.stderr and "Unsupported device type" in out.stderr, out.stderr[-500:]
-    assert _kind(out.stderr) == ("onnxruntime", "run")
+    assert kind_of(out.stderr) == ("onnxruntime", "run")
 
 
 def test_the_torchscript_exporter_s_names_make_a_text_about_an_onnx_graph():

@@ -18,15 +18,9 @@ import pytest
 from diagnoser.text import prepare
 from diagnoser.triage import triage
 from diagnoser.triage.classify import _outermost_package, without_benign_lines
+from tests.triaging import kind_of, triage_of
 
 
-def _tri(text: str):
-    return triage(prepare(text).text)
-
-
-def _kind(text: str) -> tuple[str, str] | None:
-    t = _tri(text)
-    return None if t is None else (t.component, t.stage)
 
 
 CASES = [
@@ -111,7 +105,7 @@ CASES = [
 
 @pytest.mark.parametrize(("text", "want"), CASES)
 def test_a_vendor_or_tool_is_named_by_its_own_words(text, want):
-    assert _kind(text) == want
+    assert kind_of(text) == want
 
 
 def test_onnxruntime_s_transformer_optimizer_in_its_old_package_and_its_own_log():
@@ -124,7 +118,7 @@ def test_onnxruntime_s_transformer_optimizer_in_its_old_package_and_its_own_log(
               "options, add_dynamic_axes)\n    277 \n"
               "    278         if (options is None) or options.enable_skip_layer_norm:\n--> 279             self.fuse_skip_layer_norm()")
     assert _outermost_package(frames) == "optimizer"
-    assert _kind(frames) == ("optimizer", "convert")
+    assert kind_of(frames) == ("optimizer", "convert")
     # onnxruntime 1.32.0's onnx_model.py prints the failure of its symbolic shape inference (produced here)
     script = ("import os, sys, onnxruntime\n"
               "sys.path.insert(0, os.path.join(os.path.dirname(onnxruntime.__file__), 'transformers'))\n"
@@ -137,13 +131,13 @@ def test_onnxruntime_s_transformer_optimizer_in_its_old_package_and_its_own_log(
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     line = next((ln for ln in out.stdout.splitlines() if ln.startswith("failed in shape inference")), None)
     assert line, out.stdout[-500:] + out.stderr[-500:]
-    assert _kind(line) == ("optimizer", "convert")
+    assert kind_of(line) == ("optimizer", "convert")
 
 
 def test_sentence_transformers_optimising_an_onnx_model_is_an_optimizer():
     # UKPLab/sentence-transformers docs (docs/sentence_transformer/usage/efficiency.rst): the helper that runs
     # optimum's ORTOptimizer on a model loaded with backend="onnx"
-    assert _kind('export_optimized_onnx_model(model, "O3", "sentence-transformers/all-MiniLM-L6-v2")') == \
+    assert kind_of('export_optimized_onnx_model(model, "O3", "sentence-transformers/all-MiniLM-L6-v2")') == \
         ("optimizer", "convert")
 
 
@@ -154,14 +148,14 @@ def test_the_cann_provider_s_call_failure_names_it_and_a_stream_sync_is_run_time
             "prepare.inputDesc_.size(), prepare.inputDesc_.data(), prepare.inputBuffers_.data(), prepare.outputDesc_.size(), "
             "prepare.outputDesc_.data(), prepare.outputBuffers_.data(), prepare.opAttr_, ACL_ENGINE_SYS, ACL_COMPILE_SYS, "
             "__null, Stream(ctx));")
-    t = _tri(call)
+    t = triage_of(call)
     assert t.component == "onnxruntime" and t.facts.get("provider") == "CANNExecutionProvider"
     # a face-swap application's log (found by find_string in a public repository): CUDA's stream
     # synchronisation failing in cuda_execution_provider.cc reports a run's kernels
     sync = ("[ONNXRuntimeError] : 1 : FAIL : CUDA failure 900: operation not permitted when stream is capturing ; "
             "GPU=0 ; hostname=AMAAN-IDEAPAD-3 ; file=E:\\_work\\1\\s\\onnxruntime\\core\\providers\\cuda\\"
             "cuda_execution_provider.cc ; line=534 ; expr=cudaStreamSynchronize(static_cast<cudaStream_t>(stream_));")
-    assert _kind(sync) == ("onnxruntime", "run")
+    assert kind_of(sync) == ("onnxruntime", "run")
 
 
 def test_the_vitis_ai_provider_s_xclbin_failure_names_the_provider():
@@ -169,7 +163,7 @@ def test_the_vitis_ai_provider_s_xclbin_failure_names_the_provider():
     text = ("E20260827 08:17:12.221364 10332 xclbin_fingerprint.cpp:71] Failed to open xclbin\n"
             "2026-08-27 08:17:12.2217463 [E:onnxruntime:, xclbin_fingerprint.cpp:71 xclbin_fingerprint.cpp] "
             "Failed to open xclbin")
-    t = _tri(text)
+    t = triage_of(text)
     assert (t.component, t.stage) == ("onnxruntime", "load")
     assert t.facts.get("provider") == "VitisAIExecutionProvider"
 
@@ -181,7 +175,7 @@ def test_foundry_local_s_webgpu_provider_is_the_native_one():
             "2026-09-15 13:44:25.605 +00:00 [INF] DownloadAndRegisterEpsAsync called\n"
             "2026-09-15 13:44:25.605 +00:00 [INF] DownloadAndRegisterEpsAsync: processing 2 bootstrapper(s) (userAgent:\n"
             "FoundryLocalCore)")
-    assert _kind(text)[0] == "onnxruntime"
+    assert kind_of(text)[0] == "onnxruntime"
 
 
 def test_onnxruntime_s_ort_format_script_is_onnxruntime_converting(tmp_path):
@@ -195,7 +189,7 @@ def test_onnxruntime_s_ort_format_script_is_onnxruntime_converting(tmp_path):
     cut = next(i for i, ln in enumerate(lines) if ln.rstrip().endswith("in _convert"))
     head = "\n".join(ln for ln in lines[:cut + 2] if ln.startswith((" ", "Traceback")))
     assert "convert_onnx_models_to_ort.py" in head, "\n".join(lines[-20:])
-    assert _kind(head) == ("onnxruntime", "convert")
+    assert kind_of(head) == ("onnxruntime", "convert")
 
 
 def test_a_julia_onnx_importer_is_a_converter_but_onnxruntime_s_binding_is_not():
@@ -236,7 +230,7 @@ def test_the_model_s_export_hook_is_torch_onnx_tracing_it():
     start = max(i for i, ln in enumerate(lines) if "in forward" in ln)
     tail = "\n".join(lines[start:])
     assert "in onnx_export" in tail and "torch/onnx" not in tail.replace("\\", "/")
-    assert _kind(tail) == ("torch.onnx", "export")
+    assert kind_of(tail) == ("torch.onnx", "export")
 
 
 @pytest.mark.parametrize("text", [
@@ -256,7 +250,7 @@ def test_the_model_s_export_hook_is_torch_onnx_tracing_it():
     "ValueError: not enough values to unpack (expected 3, got 2)",
 ])
 def test_a_script_s_own_python_error_is_no_triage(text):
-    assert _kind(text) is None
+    assert kind_of(text) is None
 
 
 def test_onnxruntime_s_node_assignment_notes_are_no_error_of_their_own():
@@ -271,8 +265,8 @@ def test_onnxruntime_s_node_assignment_notes_are_no_error_of_their_own():
     kept = without_benign_lines(f"{notes}\n\n{error}")
     assert "VerifyEachNodeIsAssignedToAnEp" not in kept and error in kept
     assert without_benign_lines(notes) == notes  # the notes alone are what the user asks about
-    assert _kind(notes) is not None
-    t = _tri(f"[Vitis AI EP] No. of Operators :   CPU     2    NPU   398\n{notes}\n\n{error}")
+    assert kind_of(notes) is not None
+    t = triage_of(f"[Vitis AI EP] No. of Operators :   CPU     2    NPU   398\n{notes}\n\n{error}")
     assert t.component == "onnxruntime" and t.facts.get("provider") == "VitisAIExecutionProvider"
 
 
@@ -284,7 +278,7 @@ def test_the_tensorrt_parser_s_ir_version_warning_is_a_note_its_errors_still_nam
             "ERROR: /home/fffan/fffan_files/other/onnx-tensorrt-5.1/ModelImporter.cpp:552 In function importModel:\n"
             "[5] Assertion failed: tensors.count(input_name)")
     assert "newer ir_version" not in without_benign_lines(text)  # a note: what follows it is the error
-    assert _kind(text) == ("converter", "convert")  # the parser's own error names it
+    assert kind_of(text) == ("converter", "convert")  # the parser's own error names it
 
 
 def test_coremltools_onnx_converter_after_onnx_s_shape_inference_is_the_converter():
@@ -292,14 +286,14 @@ def test_coremltools_onnx_converter_after_onnx_s_shape_inference_is_the_converte
     # runs first, then the converter prepares the graph (its source lines, as a traceback shows them)
     text = ("    onnx_model = onnx.shape_inference.infer_shapes(onnx_model)\n"
             "--> graph = _prepare_onnx_graph(onnx_model.graph, transformers, onnx_model.ir_version)")
-    assert _kind(text) == ("converter", "convert")
+    assert kind_of(text) == ("converter", "convert")
 
 
 def test_x_anylabeling_s_prediction_failure_is_onnxruntime_s_run():
     # CVHub520/X-AnyLabeling#902: the application's model manager, running a YOLO11-OBB ONNX model
     text = ("2025-04-16 09:27:54,712 | ERROR   | model_manager:predict_shapes:2031 - Error in predict_shapes: '<=' not "
             "supported between instances of 'int' and 'str'")
-    assert _kind(text) == ("onnxruntime", "run")
+    assert kind_of(text) == ("onnxruntime", "run")
 
 
 @pytest.mark.parametrize(("text", "want"), [
@@ -315,7 +309,7 @@ def test_x_anylabeling_s_prediction_failure_is_onnxruntime_s_run():
     ("UNSUPPORTED_NODE: No importer registered for op: GridSampler", ("converter", "convert")),
 ])
 def test_a_tool_s_own_message_in_an_entry_names_it(text, want):
-    assert _kind(text) == want
+    assert kind_of(text) == want
 
 
 @pytest.mark.parametrize("text", [
@@ -327,4 +321,4 @@ def test_a_tool_s_own_message_in_an_entry_names_it(text, want):
     "AttributeError: No conversion function registered for op type _rnn_param_concat yet.",
 ])
 def test_an_importer_or_exporter_named_by_its_own_message_in_an_entry(text):
-    assert _kind(text) == ("converter", "convert")
+    assert kind_of(text) == ("converter", "convert")
