@@ -34,6 +34,7 @@ from diagnoser.index import build, example_key  # noqa: E402
 from diagnoser.matcher import score  # noqa: E402
 from diagnoser.text import prepare  # noqa: E402
 from kb import load  # noqa: E402
+from kb.schema import source_thread  # noqa: E402
 
 
 @dataclass
@@ -62,7 +63,6 @@ def _rank(index, text: str, drop: tuple[str, str] | None = None) -> list[tuple[s
 
 _REPO = re.compile(r"https?://(?:www\.)?github\.com/([\w.-]+/[\w.-]+)")
 _SITE = re.compile(r"https?://(?:www\.)?([^/\s]+)")
-_THREAD = re.compile(r"https?://\S+?(?=[\s)#]|$)")
 _BINDINGS = (
     ("csharp", re.compile(r"Microsoft\.ML\.OnnxRuntime|OnnxRuntimeException|\.cs:line \d")),
     ("java", re.compile(r"ai\.onnxruntime|OrtException|\.java:\d|java\.lang\.")),
@@ -75,11 +75,10 @@ _BINDINGS = (
 
 def source_groups(source: str, text: str) -> dict[str, str]:
     """The thread, repository and binding an example belongs to."""
-    thread = _THREAD.search(source)
     repo = _REPO.search(source) or _SITE.search(source)
     binding = next((name for name, rx in _BINDINGS if rx.search(text)), "other")
     return {
-        "thread": thread.group(0).rstrip(".,") if thread else "reproduction",
+        "thread": source_thread(source) or "reproduction",
         "repository": repo.group(1).lower() if repo else "reproduction",
         "binding": binding,
     }

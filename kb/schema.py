@@ -61,6 +61,22 @@ class Example(_Strict):
     source: str = Field(min_length=5, description="URL of the public report, or the tool and version that printed it.")
     holdout: bool = Field(False, description="Kept out of all tuning; used by bench/accuracy.py.")
 
+    @property
+    def thread(self) -> str | None:
+        """The public thread the source names (its first URL, without #anchor or trailing
+        punctuation), or None for a text produced here that cites no thread."""
+        return source_thread(self.source)
+
+
+_THREAD = re.compile(r"https?://\S+?(?=[\s)#]|$)")
+
+
+def source_thread(source: str) -> str | None:
+    """The first URL of an example's source, normalised so that two citations of one thread
+    (with and without an anchor, a trailing '/' or '.') are one thread."""
+    m = _THREAD.search(source)
+    return m.group(0).rstrip(".,/") if m else None
+
 
 class Context(_Strict):
     """Words around the error that make this cause more likely (e.g. `torch.onnx.export`)."""

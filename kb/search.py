@@ -118,7 +118,7 @@ def related_terms(db: Database, doc) -> list[str]:
 def public_reports(entry) -> int:
     """How many distinct public threads the entry's examples were taken from: a measure of how
     widely users meet the problem (reproductions made here do not count)."""
-    return len({x.source.split()[0].split("#")[0].rstrip("/") for x in entry.examples if x.source.startswith("https://")})
+    return len({x.thread for x in entry.examples if x.source.startswith("https://")})
 
 
 def prominence(db: Database, explained: Counter[str]) -> dict[str, int]:
