@@ -122,7 +122,8 @@ def onnx_importer() -> re.Pattern[str]:
 # a model file's name alone is no word of the family: it says which file an application was given; beside
 # a component's own phrase or words saying the file is missing (the table's gate: false groups, e.g.
 # weak-model-file-missing: bench/data/LABELS.md files a missing .onnx under onnxruntime's load), it is
-# (matched from a token's start only, so that a long token is scanned once, not once per character)
+# the file the session was for. (Matched from a token's start only, so that a long token is scanned
+# once, not once per character.)
 _MODEL_FILE = re.compile(r"(?<![^\s'\"`()\[\]])[^\s'\"`()\[\]]*\.onnx(?:_data)?(?!\.?\w)", re.I)
 # ... but a Python module path that ends in onnx (torch.onnx, transformers.onnx) names the exporter, and
 # ai.onnx is the ONNX standard's own operator domain (`ai.onnx::11::FindMax`), ModelFormat.ONNX CNTK's format
