@@ -6,6 +6,8 @@ provider's failure from the model's.
 """
 from __future__ import annotations
 
+from diagnoser.triage import tools as registry
+
 Step = tuple[str, str]  # (English, Chinese)
 
 
@@ -74,6 +76,9 @@ def _main(component: str, stage: str, f: dict[str, str], has_model: bool) -> Ste
 
 def next_steps(component: str, stage: str, facts: dict[str, str], has_model: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
     steps = [_main(component, stage, facts, has_model)]
+    tool = registry.by_name(facts["tool"]) if facts.get("tool") else None
+    if tool is not None and tool.steps is not None and stage != "install":
+        steps.insert(0, tool.steps)  # the tool's own list, flag or tracker before the generic advice
     provider = facts.get("provider")
     if provider and provider != "CPUExecutionProvider" and component in ("onnxruntime", "install") and stage != "install":
         steps.append((f"Run the same model with CPUExecutionProvider alone: if it works, the failure is {provider}'s (its version, the ops and types it supports, its libraries).",
