@@ -35,6 +35,12 @@ class Tool:
     unless: re.Pattern[str] | None
     over_frames: bool
     steps: tuple[str, str] | None
+    writes_onnx: bool = False  # a converter from another framework to ONNX (else a converter row reads ONNX)
+
+    @property
+    def reads_onnx(self) -> bool:
+        """An importer or compiler of ONNX files (its step is about the ops it supports)."""
+        return self.component == "converter" and self.stage == "convert" and not self.writes_onnx
 
 
 def _either(patterns: list[str]) -> re.Pattern[str] | None:
@@ -55,7 +61,7 @@ def tools() -> tuple[Tool, ...]:
         out.append(Tool(row["name"], row.get("title", row["name"]), row["component"], row.get("stage"),
                         bool(row.get("onnx_only", False)), rx, _either(row.get("install", [])), _either(frames),
                         _either([row["unless"]]) if row.get("unless") else None, bool(row.get("over_frames", False)),
-                        tuple(steps) if steps else None))
+                        tuple(steps) if steps else None, bool(row.get("writes_onnx", False))))
     return tuple(out)
 
 
