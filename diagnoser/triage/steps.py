@@ -90,7 +90,7 @@ def _main(component: str, stage: str, f: dict[str, str], has_model: bool) -> Ste
 def next_steps(component: str, stage: str, facts: dict[str, str], has_model: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
     steps = [_main(component, stage, facts, has_model)]
     tool = registry.by_name(facts["tool"]) if facts.get("tool") else None
-    if tool is not None and tool.steps is not None and stage != "install":
+    if tool is not None and tool.steps is not None and (stage != "install" or tool.component == "install"):
         steps.insert(0, tool.steps)  # the tool's own list, flag or tracker before the generic advice
     provider = facts.get("provider")
     if provider and provider != "CPUExecutionProvider" and component in ("onnxruntime", "install") and stage != "install":
