@@ -90,6 +90,13 @@ CASES = [
      "    from tvm.relay.backend.contrib import tidl\n"
      "ImportError: cannot import name 'tidl'",
      ("install", "install"), None),
+    # microsoft/foundry-local#318: NuGet cannot find an onnxruntime package (was onnxruntime/load: the package's name)
+    ("NuGet Error NU1101: Unable to find package Microsoft.ML.OnnxRuntime.Foundry.\n"
+     "No packages exist with this ID in source(s): \n"
+     "- C:\\Program Files\\dotnet\\library-packs\n"
+     "- Microsoft Visual Studio Offline Packages\n"
+     "- nuget.org",
+     ("install", "install"), "nuget"),
 ]
 
 
