@@ -177,6 +177,7 @@ def test_symbolic_shape_inference_on_its_own_is_a_graph_tool_under_quantization_
 def test_a_tool_s_next_step_comes_first_and_is_bilingual():
     t = triage_of(CASES[1][0])
     assert t is not None and "onnx2c" in t.next_steps[0] and "onnx2c" in t.next_steps_zh[0]
+    assert t.facts["op"] == "Split"  # onnx2c's own words name the op it lacks
     assert len(t.next_steps) == len(t.next_steps_zh) <= 2
 
 
