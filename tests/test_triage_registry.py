@@ -186,3 +186,15 @@ def test_a_log_that_ends_with_the_tool_s_success_line_is_no_failure():
     # (the line as MindSpore Lite's converter documentation shows it)
     assert registry.succeeded("CONVERT RESULT SUCCESS:0\n")
     assert not any(registry.succeeded(text) for text, _, _ in CASES)
+
+
+@pytest.mark.parametrize(("name", "onnx"), [
+    # the older TorchScript exporter's flat node names (torch <= 1.12), for op types only ONNX names nodes after
+    ("Gemm_12", True), ("Unsqueeze_7", True), ("Resize_3", True), ("BatchNormalization_5", True),
+    # TensorFlow's default node names number its own ops the same way; Keras's layers are lower case
+    ("Add_1", False), ("MatMul_3", False), ("Relu_2", False), ("batch_normalization_1", False), ("ConcatV2_1", False),
+])
+def test_the_older_exporters_flat_node_names_open_the_family(name, onnx):
+    from diagnoser.triage.classify import is_onnx_family
+
+    assert is_onnx_family(f"node {name}") is onnx

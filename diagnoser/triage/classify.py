@@ -52,12 +52,14 @@ def _either(patterns: list[str]) -> re.Pattern[str]:
 
 def _exported_name(data: dict) -> str:
     """The TorchScript exporter's node or tensor name (`/encoder/layer.0/MatMul`, `..._output_0`),
-    one alternation of the ONNX op types the table lists, never under a file-system root."""
+    one alternation of the ONNX op types the table lists, never under a file-system root; or its
+    older flat name (`Resize_164`) for the op types no other framework names its nodes after."""
     names = data["exported_names"]
     ops = "|".join(sorted(map(re.escape, names["op_types"]), key=len, reverse=True))
     roots = "|".join(map(re.escape, names["not_roots"]))
+    legacy = "|".join(sorted(map(re.escape, names["legacy_op_types"]), key=len, reverse=True))
     return (rf"(?<![\w/.:\\-])/(?!(?:{roots})/)(?:[\w.\-]+/)+(?-i:{ops})(?:_\d+)?(?:_output_\d+)?"
-            rf"(?:_\w+)?(?![\w/.\-])")
+            rf"(?:_\w+)?(?![\w/.\-])|(?<![\w.\-])(?-i:{legacy})_\d+(?![\w.\-])")
 
 
 # the registry's tools go before this group of the phrase table: after the installation groups (a tool
