@@ -198,3 +198,18 @@ def test_the_older_exporters_flat_node_names_open_the_family(name, onnx):
     from diagnoser.triage.classify import is_onnx_family
 
     assert is_onnx_family(f"node {name}") is onnx
+
+
+def test_a_virtual_environment_named_like_a_tool_is_no_mark_of_it(tmp_path):
+    # PyTorch's own error, raised by a script under a conda environment the user named 'onnx' (produced here
+    # with the installed torch): the environment's name is the user's choice, not a component's mark
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    script = tmp_path / "miniconda3" / "envs" / "onnx" / "lib" / "shapes.py"
+    script.parent.mkdir(parents=True)
+    script.write_text("import torch\ntorch.zeros(2) + torch.zeros(3)\n", encoding="utf-8")
+    err = subprocess.run([sys.executable, str(script)], capture_output=True, text=True).stderr
+    assert "envs/onnx/lib/shapes.py" in err.replace("\\", "/") and "RuntimeError" in err
+    assert kind_of(err) is None

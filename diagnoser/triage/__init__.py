@@ -28,6 +28,12 @@ _ERROR_LINES = 4
 _HEADER = re.compile(r"Traceback \(most recent call last\):?$|During handling of the above exception|The above exception was the direct cause")
 
 
+# a virtual environment's folder name in a path (conda's envs/NAME/, virtualenvwrapper's and poetry's
+# virtualenvs/NAME/): the user's own choice, never a component's mark (an environment called onnx or
+# onnx2tf whose PyTorch or MXNet fails is not about ONNX)
+_ENV_NAME = re.compile(r"([/\\](?:envs|virtualenvs)[/\\])[\w.+-]{1,80}(?=[/\\])", re.I)
+
+
 def _unspaced(text: str) -> str:
     """A log written as UTF-16 and read as 8-bit shows a space after every character (and the
     paste has lost the real word gaps): such lines are read with those spaces removed, so that the
@@ -72,7 +78,7 @@ def _closest(ranked: Sequence[Any], index: Any, core: str) -> tuple[Closest, ...
 def triage(text: str, ranked: Sequence[Any] = (), index: Any = None, graph: Any = None) -> Triage | None:
     """The triage of text (normalised, see diagnoser.text.prepare), or None when it is not about
     ONNX. ranked: the matcher's candidates, most likely first; graph: a GraphInfo for --model."""
-    text = without_benign_lines(_unspaced(text))
+    text = without_benign_lines(_unspaced(_ENV_NAME.sub(r"\1ENV", text)))
     if not text.strip() or not is_onnx_family(text) or registry.succeeded(text):
         return None
     core = core_view(text)
