@@ -245,10 +245,22 @@ def matching_group(text: str, error_lines: str) -> Group | None:
     wrapper's line (a pipeline saying its step failed) only when nothing else in the text is known."""
     for wrappers in (False, True):
         for scope in (error_lines, text):
+            tools_here = None  # whether any registry tool's marks are in this scope: searched once, on need
             for g in groups():
+                if g.tool is not None:
+                    if tools_here is None:
+                        tools_here = bool(_tool_marks().search(scope))
+                    if not tools_here:
+                        continue
                 if g.wrapper == wrappers and g.rx.search(scope) and not (g.unless and g.unless.search(text)):
                     return g
     return None
+
+
+@lru_cache(maxsize=1)
+def _tool_marks() -> re.Pattern[str]:
+    """Every registry tool's marks in one alternation: a scope without any skips the whole block."""
+    return _either([g.rx.pattern for g in groups() if g.tool is not None])
 
 
 def component_of(text: str, error_lines: str, group: Group | None) -> str:
