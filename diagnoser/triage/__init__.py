@@ -16,6 +16,7 @@ from diagnoser.text import _DECISIVE, core_view
 from diagnoser.triage.classify import (COMPONENTS, STAGES, another_package_missing, component_of, is_onnx_family,
                                        matching_group, script_error, stage_of, without_benign_lines)
 from diagnoser.triage.extract import extract
+from diagnoser.triage import tools as registry
 from diagnoser.triage.steps import next_steps
 
 __all__ = ["COMPONENTS", "STAGES", "triage"]
@@ -25,6 +26,12 @@ _MIN_CONFIDENCE = 0.05  # a candidate below this is no nearer than any other ent
 _MIN_SIMILARITY = 0.45  # distinctive-word cosine: below it, shared words are boilerplate
 _ERROR_LINES = 4
 _HEADER = re.compile(r"Traceback \(most recent call last\):?$|During handling of the above exception|The above exception was the direct cause")
+
+
+# a virtual environment's folder name in a path (conda's envs/NAME/, virtualenvwrapper's and poetry's
+# virtualenvs/NAME/): the user's own choice, never a component's mark (an environment called onnx or
+# onnx2tf whose PyTorch or MXNet fails is not about ONNX)
+_ENV_NAME = re.compile(r"([/\\](?:envs|virtualenvs)[/\\])[\w.+-]{1,80}(?=[/\\])", re.I)
 
 
 def _unspaced(text: str) -> str:
@@ -71,8 +78,8 @@ def _closest(ranked: Sequence[Any], index: Any, core: str) -> tuple[Closest, ...
 def triage(text: str, ranked: Sequence[Any] = (), index: Any = None, graph: Any = None) -> Triage | None:
     """The triage of text (normalised, see diagnoser.text.prepare), or None when it is not about
     ONNX. ranked: the matcher's candidates, most likely first; graph: a GraphInfo for --model."""
-    text = without_benign_lines(_unspaced(text))
-    if not text.strip() or not is_onnx_family(text):
+    text = without_benign_lines(_unspaced(_ENV_NAME.sub(r"\1ENV", text)))
+    if not text.strip() or not is_onnx_family(text) or registry.succeeded(text):
         return None
     core = core_view(text)
     lines = _error_lines(core)
@@ -88,6 +95,10 @@ def triage(text: str, ranked: Sequence[Any] = (), index: Any = None, graph: Any 
     component = component_of(text, error_lines, group)
     stage = stage_of(component, text, error_lines, group)
     facts = extract(text, error_lines, component)
+    tool = registry.by_name(group.tool) if group is not None and group.tool and group.component == component else None
+    tool = tool or registry.named(text, component)
+    if tool is not None:
+        facts["tool"] = tool.name
     node: dict[str, str] = {}
     if graph is not None and facts.get("node"):
         from diagnoser.triage.model import lookup

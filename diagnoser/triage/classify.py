@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from diagnoser.datafiles import table
+from diagnoser.triage import tools as registry
 
 COMPONENTS = ("onnxruntime", "torch.onnx", "onnx", "converter", "quantization", "optimizer", "onnxruntime-web", "install")
 STAGES = ("export", "convert", "quantize", "load", "run", "install")
@@ -35,6 +36,9 @@ class Group:
     rx: re.Pattern[str]
     wrapper: bool = False
     importer: bool = False  # the tool reads an ONNX file into another framework (it checks its input first)
+    tool: str | None = None  # the registry tool (triage_tools.yaml) whose marks these are
+    unless: re.Pattern[str] | None = None  # a neighbour's marks that, in the text, mean these are not the component
+    over_frames: bool = False  # the tool runs inside onnxruntime's session: its marks outrank the frames
 
 
 def _alternation(phrases: list[str], words: list[str], patterns: list[str]) -> re.Pattern[str] | None:
@@ -48,12 +52,31 @@ def _either(patterns: list[str]) -> re.Pattern[str]:
 
 def _exported_name(data: dict) -> str:
     """The TorchScript exporter's node or tensor name (`/encoder/layer.0/MatMul`, `..._output_0`),
-    one alternation of the ONNX op types the table lists, never under a file-system root."""
+    one alternation of the ONNX op types the table lists, never under a file-system root; or its
+    older flat name (`Resize_164`) for the op types no other framework names its nodes after."""
     names = data["exported_names"]
     ops = "|".join(sorted(map(re.escape, names["op_types"]), key=len, reverse=True))
     roots = "|".join(map(re.escape, names["not_roots"]))
+    legacy = "|".join(sorted(map(re.escape, names["legacy_op_types"]), key=len, reverse=True))
     return (rf"(?<![\w/.:\\-])/(?!(?:{roots})/)(?:[\w.\-]+/)+(?-i:{ops})(?:_\d+)?(?:_output_\d+)?"
-            rf"(?:_\w+)?(?![\w/.\-])")
+            rf"(?:_\w+)?(?![\w/.\-])|(?<![\w.\-])(?-i:{legacy})_\d+(?![\w.\-])")
+
+
+# the registry's tools go before this group of the phrase table: after the installation groups (a tool
+# that cannot be imported is an installation problem), before the runtime's and the converters' phrases
+# (a compiler's log quotes onnxsim and onnxruntime's words while it is the compiler that fails)
+_TOOLS_BEFORE = "ort-x-anylabeling"
+
+
+def _tool_groups() -> list[Group]:
+    """Each registry tool as phrase groups: its package failing to load (install), then its marks."""
+    out = []
+    for t in registry.tools():
+        if t.install is not None:
+            out.append(Group(f"tool-install:{t.name}", "install", "install", None, t.onnx_only, t.install, tool=t.name))
+        out.append(Group(f"tool:{t.name}", t.component, t.stage, None, t.onnx_only, t.rx, tool=t.name,
+                         unless=t.unless, over_frames=t.over_frames))
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -64,6 +87,8 @@ def _table() -> tuple[re.Pattern[str], tuple[Group, ...], dict[str, re.Pattern[s
         rx = _alternation(g.get("phrases", []), g.get("words", []), g.get("patterns", []))
         if rx is None or g["component"] not in COMPONENTS or g.get("stage") not in (None, *STAGES):
             raise ValueError(f"triage_phrases.yaml: group {g.get('name')!r} is malformed")
+        if g["name"] == _TOOLS_BEFORE:
+            groups.extend(_tool_groups())
         groups.append(Group(g["name"], g["component"], g.get("stage"), g.get("provider"), g.get("gate", True), rx,
                             g.get("wrapper", False), g.get("importer", False)))
     gate_parts = [data["family"]["patterns"], [_exported_name(data)]] + [[g.rx.pattern] for g in groups if g.gate]
@@ -166,7 +191,7 @@ def another_package_missing(text: str, error_lines: str) -> bool:
 # C#, a Rust panic's `panicked at path.rs:L:C`, a Julia stack frame's `f(...) at path.jl:L`).
 _FRAME = re.compile(r"(?:File \"|^\s*at |\bin |^|panicked at |\) at )([^\"\n]{1,300}?\.(?:pyc?|js|ts|cs|java|rs|jl))\b(?=[\"\s:(,]|$)", re.M)
 _PACKAGES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("quantization", re.compile(r"onnxruntime[/\\]quantization|neural_compressor|onnxruntime[/\\]tools[/\\]symbolic_shape", re.I)),
+    ("quantization", re.compile(r"onnxruntime[/\\]quantization|neural_compressor", re.I)),
     # (polygraphy's TensorRT backend parses the file with TensorRT's ONNX parser: an importer, below)
     ("optimizer", re.compile(r"[/\\]onnx[/\\]optimizer\.py|onnxsim|onnxslim|onnxoptimizer|onnx_graphsurgeon|onnxruntime(?:_tools)?[/\\]transformers[/\\](?:optimizer|fusion|onnx_model)|polygraphy(?![/\\]backend[/\\]trt[/\\])|onnxscript[/\\](?:optimizer|rewriter)[/\\]", re.I)),
     # coremltools converts to Core ML only (its ONNX converter came from onnx-coreml)
@@ -206,9 +231,10 @@ def _shadowed(text: str, error_lines: str) -> bool:
 
 
 def _outermost_package(text: str) -> str | None:
+    packages = _PACKAGES + registry.frame_packages()
     for m in _FRAME.finditer(text):
         path = m.group(1)
-        for component, rx in _PACKAGES:
+        for component, rx in packages:
             if rx.search(path):
                 return component
     return None
@@ -219,10 +245,22 @@ def matching_group(text: str, error_lines: str) -> Group | None:
     wrapper's line (a pipeline saying its step failed) only when nothing else in the text is known."""
     for wrappers in (False, True):
         for scope in (error_lines, text):
+            tools_here = None  # whether any registry tool's marks are in this scope: searched once, on need
             for g in groups():
-                if g.wrapper == wrappers and g.rx.search(scope):
+                if g.tool is not None:
+                    if tools_here is None:
+                        tools_here = bool(_tool_marks().search(scope))
+                    if not tools_here:
+                        continue
+                if g.wrapper == wrappers and g.rx.search(scope) and not (g.unless and g.unless.search(text)):
                     return g
     return None
+
+
+@lru_cache(maxsize=1)
+def _tool_marks() -> re.Pattern[str]:
+    """Every registry tool's marks in one alternation: a scope without any skips the whole block."""
+    return _either([g.rx.pattern for g in groups() if g.tool is not None])
 
 
 def component_of(text: str, error_lines: str, group: Group | None) -> str:
@@ -231,6 +269,8 @@ def component_of(text: str, error_lines: str, group: Group | None) -> str:
     reader or converter when it has none."""
     if _BROKEN_IMPORT.search(error_lines) or _shadowed(text, error_lines):
         return "install"
+    if group is not None and group.over_frames:
+        return group.component  # a compiler running inside onnxruntime's session (TIDL's compilation provider)
     framed = _outermost_package(text)
     if framed:
         if framed in ("onnxruntime", "onnx") and (_IMPORT_FAILURE.search(error_lines) or (group and group.component == "install")):
@@ -247,6 +287,11 @@ def component_of(text: str, error_lines: str, group: Group | None) -> str:
     return "onnxruntime" if _ort_words().search(text) else "converter"
 
 
+# an engine or compiler saying the .onnx file it was given cannot be opened (OpenVINO's 'Model file %s cannot
+# be opened!', 'Could not open file %s', a missing path): the model was never read
+_MODEL_FILE_UNREAD = re.compile(
+    r"\.onnx\b[^\n]{0,200}(?:cannot be opened|could not be opened|No such file|does not exist|doesn.t exist|not found)|"
+    r"(?:Could not open|cannot open|Unable to open|Failed to open|No such file or directory|does not exist)[^\n]{0,300}\.onnx\b", re.I)
 _CONVERT = re.compile(r"version_converter|convert_version", re.I)
 _SERIALISE = re.compile(r"ModelProto exceeds|2GiB limit|Failed to serialize proto|SerializeToString", re.I)
 _PARSE = re.compile(
@@ -280,5 +325,7 @@ def stage_of(component: str, text: str, error_lines: str, group: Group | None) -
     if component in _COMPONENT_STAGE:
         if component != "install" and _IMPORT_FAILURE.search(error_lines):
             return "install"  # importing the tool failed before it could do anything
+        if component == "converter" and _MODEL_FILE_UNREAD.search(error_lines):
+            return "load"  # the engine never read the model: the file is not where it looks (LABELS.md rule 2)
         return said or _COMPONENT_STAGE[component]
     return said or _words(text, error_lines)

@@ -52,6 +52,16 @@ _OPS = (
     re.compile(r"and type \((?P<op>\w{1,60})\)"),
     re.compile(r"Kernel \"\[(?P<op>\w{1,60})\]"),
     re.compile(r"\bfor (?:operator |op )?(?P<op>[A-Z][A-Za-z]{1,40})\((?P<opset>\d{1,3})\)"),
+    # importers' own words for an op they lack (the tools of diagnoser/data/triage_tools.yaml): kraiskil/onnx2c
+    # src/graph.cc 'Unimplemented: node operation %s', OpenPPL/ppl.nn graph_parser.cc 'unsupported op:
+    # domain[%s], type[%s], version[%d]', alibaba/MNN's converters 'NOT_SUPPORTED_OP: [ %s ]', onnx/onnx-tensorrt
+    # 'No importer registered for op: %s', apache/tvm relay/frontend/onnx.py and OpenVINO's ONNX frontend
+    # listing the ops they do not support
+    re.compile(r"Unimplemented: node operation (?P<op>[A-Z]\w{1,60})"),
+    re.compile(r"unsupported op: domain\[[\w.]{0,40}\], type\[(?P<op>\w{1,60})\](?:, version\[(?P<opset>\d{1,3})\])?"),
+    re.compile(r"NOT_SUPPORTED_OP: \[ (?P<op>[A-Z][A-Za-z]\w{0,60}) \]"),
+    re.compile(r"No importer registered for op: (?P<op>\w{1,60})"),
+    re.compile(r"(?:not supported for frontend ONNX|does not support the following ONNX operations): (?P<op>[A-Z]\w{1,60})"),
 )
 _NODES = (
     re.compile(r"node:'(?P<node>[^'\n]{1,300})'"),

@@ -6,6 +6,8 @@ provider's failure from the model's.
 """
 from __future__ import annotations
 
+from diagnoser.triage import tools as registry
+
 Step = tuple[str, str]  # (English, Chinese)
 
 
@@ -42,8 +44,21 @@ def _main(component: str, stage: str, f: dict[str, str], has_model: bool) -> Ste
                     f"导出停在 {aten}：用最新的 PyTorch 试试 {other_zh}，或在 forward() 中用导出器支持的算子改写该调用（或为它注册自定义 symbolic / 转换函数）。")
         return (f"Export a minimal model that reproduces it, then try {other} and the newest PyTorch; put the model in eval() and the example inputs on the CPU.",
                 f"用能复现问题的最小模型导出，再试 {other_zh} 和最新的 PyTorch；导出前调用 eval()，示例输入放在 CPU 上。")
+    tool = registry.by_name(f["tool"]) if f.get("tool") else None
+    if component == "converter" and tool is not None and tool.reads_onnx and stage == "convert" and tool.steps is not None:
+        t = tool.title  # the tool's own step comes first: this one splits the tool's failure from the model's
+        return (f"Confirm the model itself is valid: onnx.checker.check_model(path, full_check=True) and a session with providers=['CPUExecutionProvider']; if both pass, the failure is {t}'s (an op, shape or dtype it does not handle).",
+                f"先确认模型本身有效：运行 onnx.checker.check_model(path, full_check=True)，并用 providers=['CPUExecutionProvider'] 创建会话；若都通过，问题属于 {t}（它不支持的算子、形状或数据类型）。")
+    if component == "converter" and tool is not None and tool.reads_onnx and stage == "convert":
+        t = tool.title
+        return (f"Check {op} against {t}'s list of supported ONNX operators for the release you run; simplify the model first (onnxsim, static input shapes, an opset the tool supports), rerun with its verbose or debug output, and report the op and opset on the tool's tracker.",
+                f"对照所用版本 {t} 支持的 ONNX 算子列表检查{op_zh}；先简化模型（onnxsim、静态输入形状、该工具支持的 opset），再打开其详细或调试输出重新运行，并把算子与 opset 报告到该工具的问题跟踪处。")
+    if component == "converter" and stage == "load":
+        return ("The engine never read the model: check that the .onnx file is at the path it was given (relative paths start from the working directory) and is complete (its size, not a git-lfs pointer).",
+                "引擎并未读到模型：确认 .onnx 文件位于所给路径（相对路径以当前工作目录为起点）且完整（检查大小，不是 git-lfs 指针文件）。")
     if component == "converter":
-        conv, conv_zh = (f["converter"],) * 2 if f.get("converter") else ("the converter", "该转换器")
+        named = f.get("converter") or (tool.title if tool is not None else None)
+        conv, conv_zh = (named,) * 2 if named else ("the converter", "该转换器")
         return (f"Check that {conv} supports the framework version you run (converters lag framework releases): upgrade {conv}, or pin the framework to the newest version it supports, and retry with an explicit opset.",
                 f"确认 {conv_zh} 支持你所用的框架版本（转换器往往落后于框架发布）：升级 {conv_zh}，或把框架固定到它支持的最新版本，并显式指定 opset 重试。")
     if component == "quantization":
@@ -74,6 +89,9 @@ def _main(component: str, stage: str, f: dict[str, str], has_model: bool) -> Ste
 
 def next_steps(component: str, stage: str, facts: dict[str, str], has_model: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
     steps = [_main(component, stage, facts, has_model)]
+    tool = registry.by_name(facts["tool"]) if facts.get("tool") else None
+    if tool is not None and tool.steps is not None and (stage != "install" or tool.component == "install"):
+        steps.insert(0, tool.steps)  # the tool's own list, flag or tracker before the generic advice
     provider = facts.get("provider")
     if provider and provider != "CPUExecutionProvider" and component in ("onnxruntime", "install") and stage != "install":
         steps.append((f"Run the same model with CPUExecutionProvider alone: if it works, the failure is {provider}'s (its version, the ops and types it supports, its libraries).",
