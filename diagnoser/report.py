@@ -184,7 +184,8 @@ class Triage:
     component is one of onnxruntime, torch.onnx, onnx, converter, quantization, optimizer,
     onnxruntime-web, install; stage one of export, convert, quantize, load, run, install.
     facts holds only what the text says: provider, binding, source_file, op, op_version, node,
-    status, exporter (torchscript/dynamo), aten_op, converter. node holds what --model says of
+    status, exporter (torchscript/dynamo), aten_op, converter, tool (the ecosystem tool whose marks
+    the text carries, diagnoser/data/triage_tools.yaml). node holds what --model says of
     the named node: op, domain, attributes, inputs (dtype and shape), producers.
     """
 

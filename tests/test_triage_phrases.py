@@ -53,7 +53,7 @@ def test_every_group_is_well_formed_and_cites_its_source():
     ("onnxjs/issues/249", ("onnxruntime-web", "load")),  # tensorValueTypeFromProto
     ("onnxruntime/issues/22885", ("onnxruntime-web", "load")),  # cannot resolve operator ... with opsets
     ("onnxruntime/issues/9594", ("onnxruntime-web", "load")),  # Can't load model No content provider
-    ("onnxruntime/issues/24051", ("onnxruntime-web", "install")),  # Unable to resolve "onnxruntime-react-native"
+    ("onnxruntime/issues/24051", ("install", "install")),  # Unable to resolve "onnxruntime-react-native"
     # onnxruntime's execution providers and core, stage by the words
     ("onnxruntime/issues/27676", ("onnxruntime", "load")),  # QNN HTP skel via FastRPC
     ("onnxruntime/issues/12793", ("onnxruntime", "load")),  # NNAPI: current set of target devices
@@ -96,7 +96,7 @@ def examples() -> dict[str, list[str]]:
     ("OT0528", 2, ("onnxruntime-web", "run")),  # [WebGPU] Kernel "[Mul] ..." failed
     ("OT0610", 0, ("onnxruntime-web", "run")),  # onnxruntime-node: Non tensor type is temporarily not supported
     ("OT0610", 1, ("onnxruntime-web", "run")),  # Can't access output tensor data
-    ("OT0523", 1, ("onnxruntime-web", "install")),  # Cannot find module '.../onnxruntime_binding.node'
+    ("OT0523", 1, ("install", "install")),  # Cannot find module '.../onnxruntime_binding.node'
     ("OT0621", 2, ("torch.onnx", "export")),  # export() got an unexpected keyword argument 'example_outputs'
     ("OT0616", 0, ("torch.onnx", "export")),  # shape_type_inference.cpp: Constant folding ... fails
     ("OT0624", 1, ("optimizer", "convert")),  # onnxsim: Check failed, please be careful to use the simplified model
@@ -202,7 +202,7 @@ def test_installed_torch_exporter_error_is_torch_onnx():
 @pytest.mark.parametrize(("source", "want"), [
     ("onnxruntime-inference-examples/issues/211", ("onnxruntime-web", "load")),
     ("microsoft/onnxruntime/issues/26480", ("onnxruntime-web", "load")),
-    ("microsoft/onnxruntime/issues/24051", ("onnxruntime-web", "install")),
+    ("microsoft/onnxruntime/issues/24051", ("install", "install")),
     ("onnx/onnx-mxnet/issues/2", ("install", "install")),
     ("Azure-Samples/Synapse/issues/74", ("converter", "convert")),
 ])

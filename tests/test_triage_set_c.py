@@ -47,8 +47,8 @@ def _set_c(source: str) -> str:
     ("onnxruntime-inference-examples/issues/73", ("onnxruntime-web", "load")),  # reading 'InferenceSession' of undefined
     ("onnxruntime-inference-examples/issues/188", ("onnxruntime-web", "load")),  # ort.Tensor is not a constructor
     ("xenova/whisper-web/issues/15", ("onnxruntime-web", "load")),  # transformers.js: Could not locate file: "...onnx"
-    ("microsoft/onnxruntime/issues/23952", ("onnxruntime-web", "install")),  # npm: No matching version found for onnxruntime-common
-    ("microsoft/onnxruntime/issues/19915", ("onnxruntime-web", "install")),  # Parcel: Could not load .. from module 'onnxruntime-web'
+    ("microsoft/onnxruntime/issues/23952", ("install", "install")),  # npm: No matching version found for onnxruntime-common
+    ("microsoft/onnxruntime/issues/19915", ("install", "install")),  # Parcel: Could not load .. from module 'onnxruntime-web'
     ("cortexkit/magic-context/issues/402", ("onnxruntime-web", "install")),  # npm error in onnxruntime-node's install script
     # installation: applications that offer the providers onnxruntime reports, source builds, cgo
     ("hacksider/Deep-Live-Cam/issues/1278", ("install", "install")),  # --execution-provider: invalid choice: 'directml'
