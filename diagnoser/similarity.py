@@ -20,7 +20,10 @@ _CJK = re.compile(r"[\u4e00-\u9fff]+")
 # Words of the wrappers and of every Python traceback: never evidence for one problem.
 _STOP = frozenset(
     "the and for with was not but are has have this that from into its can when while none "
-    "line file most recent call last traceback self py in of to on at is be by or an as it if".split()
+    "line file most recent call last traceback self py in of to on at is be by or an as it if "
+    # Python's own arity template ("f() takes 2 positional arguments but 3 were given"): the same
+    # words whichever function was called wrongly; the function's and argument's names tell which
+    "takes positional arguments argument given were".split()
 )
 
 
