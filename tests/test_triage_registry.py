@@ -130,6 +130,11 @@ NEIGHBOURS = [
     ("Start to Convert Other Model Format To MNN Model..., target version: 3.1\n"
      "[17:06:36] MNN-3.1.0/tools/converter/source/tflite/liteConverter.cpp:297: Check failed: creator ==> NOT_SUPPORTED_OP: [ ARG_MAX ]\n"
      "[ERROR] Convert error, please check your file format."),
+    # OpenVINO 2026.4.1 here: Core().read_model on an IR whose layer names an opset the runtime lacks
+    # (the IR's own XML, not an ONNX file)
+    ("RuntimeError: Exception from src/inference/src/cpp/core.cpp:84:\n"
+     "Exception from src/core/xml_util/src/xml_deserialize_util.cpp:1316:\n"
+     "Cannot create Relu layer weird id:1 from unsupported opset: opset99"),
 ]
 
 

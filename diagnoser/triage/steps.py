@@ -58,9 +58,10 @@ def _main(component: str, stage: str, f: dict[str, str], has_model: bool) -> Ste
                 "引擎并未读到模型：确认 .onnx 文件位于所给路径（相对路径以当前工作目录为起点）且完整（检查大小，不是 git-lfs 指针文件）。")
     if component == "converter":
         named = f.get("converter") or (tool.title if tool is not None else None)
-        conv, conv_zh = (named,) * 2 if named else ("the converter", "该转换器")
+        conv = named or "the converter"
+        conv_zh = f" {named} " if named else "该转换器"  # a Latin name is set off by spaces, Chinese words are not
         return (f"Check that {conv} supports the framework version you run (converters lag framework releases): upgrade {conv}, or pin the framework to the newest version it supports, and retry with an explicit opset.",
-                f"确认 {conv_zh} 支持你所用的框架版本（转换器往往落后于框架发布）：升级 {conv_zh}，或把框架固定到它支持的最新版本，并显式指定 opset 重试。")
+                f"确认{conv_zh}支持你所用的框架版本（转换器往往落后于框架发布）：升级{conv_zh.rstrip()}，或把框架固定到它支持的最新版本，并显式指定 opset 重试。")
     if component == "quantization":
         return ("Make sure the float model loads and runs in onnxruntime first, run python -m onnxruntime.quantization.preprocess on it, and check the quantize_* arguments against the installed onnxruntime release (some were renamed or removed).",
                 "先确认浮点模型能在 onnxruntime 中加载并运行，对它执行 python -m onnxruntime.quantization.preprocess，再按已安装的 onnxruntime 版本核对 quantize_* 参数（部分参数已改名或移除）。")
