@@ -53,7 +53,7 @@ def test_list_json(db):
 
 def test_list_text_filters_by_category():
     out = kb("list", "--category", "ep.dml-feature-level").stdout.splitlines()
-    assert [line.split()[0] for line in out if not line.startswith(" ")] == ["OT0003", "OT0004"]
+    assert [line.split()[0] for line in out if not line.startswith(" ")] == ["OT0003", "OT0004", "OT1757"]
 
 
 @pytest.mark.parametrize("given,expected", [("OT0001", "OT0001"), ("ot12", "OT0012"), ("7", "OT0007"), ("E0001", None), ("OT12345", None), ("", None)])
