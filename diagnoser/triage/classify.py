@@ -15,9 +15,7 @@ from functools import lru_cache
 
 from diagnoser.datafiles import table
 from diagnoser.triage import tools as registry
-
-COMPONENTS = ("onnxruntime", "torch.onnx", "onnx", "converter", "quantization", "optimizer", "onnxruntime-web", "install")
-STAGES = ("export", "convert", "quantize", "load", "run", "install")
+from diagnoser.triage.vocabulary import COMPONENTS, STAGES
 
 # the stage a component implies when its group fixes none (onnxruntime and the web runtime: the words)
 _COMPONENT_STAGE = {"install": "install", "torch.onnx": "export", "converter": "convert", "optimizer": "convert",

@@ -14,9 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from diagnoser.datafiles import table
-
-_COMPONENTS = ("onnxruntime", "torch.onnx", "onnx", "converter", "quantization", "optimizer", "onnxruntime-web", "install")
-_STAGES = ("export", "convert", "quantize", "load", "run", "install")
+from diagnoser.triage.vocabulary import COMPONENTS, STAGES
 
 
 @dataclass(frozen=True)
@@ -55,7 +53,7 @@ def tools() -> tuple[Tool, ...]:
         markers, frames = list(row.get("markers", [])), list(row.get("frames", []))
         rx = _either(markers + frames)
         steps = row.get("steps")
-        if (rx is None or row.get("component") not in _COMPONENTS or row.get("stage") not in (None, *_STAGES)
+        if (rx is None or row.get("component") not in COMPONENTS or row.get("stage") not in (None, *STAGES)
                 or not row.get("source") or (steps is not None and len(steps) != 2)):
             raise ValueError(f"triage_tools.yaml: tool {row.get('name')!r} is malformed")
         out.append(Tool(row["name"], row.get("title", row["name"]), row["component"], row.get("stage"),
