@@ -21,7 +21,7 @@ from diagnoser.text import core_view, normalise, without_particulars
 if TYPE_CHECKING:
     from diagnoser.similarity import Vectors
 
-CACHE_VERSION = 12  # bump when the cached record format or example keys change
+CACHE_VERSION = 13  # bump when the cached record format or example keys change
 FUZZY_CHARS = 300
 
 
@@ -84,6 +84,7 @@ class CompiledEntry:
     context: tuple[tuple[str, float], ...]  # (pattern, weight), searched case-insensitively
     examples: tuple[str, ...]  # fuzzy keys of the tuning examples (holdout excluded)
     index: int = -1  # position in Index.entries
+    sorted_examples: tuple[str, ...] = ()  # sort_tokens of each of examples (cached with them)
 
 
 @dataclass(frozen=True)
@@ -167,9 +168,11 @@ class Index:
         """Every example key (token-sorted for fuzz.ratio) with the position of its entry."""
         keys, owners = [], []
         for i, ce in enumerate(self.entries):
-            for ex in ce.examples:
-                keys.append(sort_tokens(ex))
-                owners.append(i)
+            if len(ce.sorted_examples) == len(ce.examples):
+                keys.extend(ce.sorted_examples)
+            else:
+                keys.extend(sort_tokens(ex) for ex in ce.examples)
+            owners.extend(i for _ in ce.examples)
         return keys, owners
 
 
@@ -241,7 +244,7 @@ def _slim(entry: Any) -> dict[str, Any]:
         "fixes": [[f.summary, f.summary_zh] for f in entry.fixes], "distinguish": entry.distinguish,
         "signatures": [[s.pattern, s.weight, s.ignore_case, s.note, requirements(s.pattern, s.ignore_case)] for s in entry.signatures],
         "context": [[c.pattern, c.weight] for c in entry.context],
-        "examples": [[example_key(e.text), e.holdout] for e in entry.examples],
+        "examples": [[key := example_key(e.text), e.holdout, sort_tokens(key)] for e in entry.examples],
     }
 
 
@@ -257,8 +260,9 @@ def _compile(rec: dict[str, Any], include_holdout: bool) -> CompiledEntry:
         CompiledSignature(p, ic, w, note, tuple(frozenset(c) for c in clauses)) for p, w, ic, note, clauses in rec["signatures"]
     )
     ctx = tuple((p, w) for p, w in rec["context"])
-    examples = tuple(key for key, holdout in rec["examples"] if include_holdout or not holdout)
-    return CompiledEntry(entry=slim, signatures=sigs, context=ctx, examples=examples)
+    kept = [ex for ex in rec["examples"] if include_holdout or not ex[1]]
+    return CompiledEntry(entry=slim, signatures=sigs, context=ctx, examples=tuple(ex[0] for ex in kept),
+                         sorted_examples=tuple(ex[2] for ex in kept))
 
 
 def build(db: Any, include_holdout: bool = False) -> Index:
