@@ -196,7 +196,9 @@ class Literals:
 
     # Below this many characters x literals, substring tests beat building the automaton (a cold
     # start diagnoses one short text); above it, or from the second text on, the automaton wins.
-    _AUTOMATON_AFTER = 2_000_000
+    # Measured with 3,532 literals: building takes 5-15 ms, substring tests about 0.3 ns per
+    # character per literal (0.3 ms for a 200-character message, 0.9 s for a 1 MB log).
+    _AUTOMATON_AFTER = 20_000_000
 
     def __init__(self, literals: Iterable[str]) -> None:
         self.literals = tuple(sorted(set(literals)))

@@ -167,3 +167,13 @@ def test_score_same_with_and_without_prefilter(monkeypatch: pytest.MonkeyPatch) 
     without = [ranked(t) for t in corpus]
     differ = [t[:80] for t, a, b in zip(corpus, with_filter, without) if a != b]
     assert not differ
+
+
+def test_automaton_and_substring_tests_find_the_same_literals() -> None:
+    """On every text of the corpus (folded as the matcher folds it)."""
+    pytest.importorskip("ahocorasick")
+    lits = default_index()._literals
+    automaton = lits._build()
+    for text in _corpus():
+        folded = fold(text)
+        assert {lit for _, lit in automaton.iter(folded)} == {lit for lit in lits.literals if lit in folded}
