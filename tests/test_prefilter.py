@@ -89,8 +89,11 @@ def test_fold_matches_ignorecase_classes() -> None:
 def test_literals_both_ways_agree() -> None:
     lits = Literals(["abc", "bcd", "zzz", "ab"])
     text = "xxabcdyy"
-    slow = lits.present(text)  # first call on a short text: substring tests
-    fast = lits.present(text)  # then the automaton (when pyahocorasick is installed)
+    slow = lits.present(text)  # a short text: substring tests
+    assert lits._automaton is None
+    lits._AUTOMATON_AFTER = 0
+    fast = lits.present(text)  # past the threshold: the automaton (when pyahocorasick is installed)
+    assert lits._automaton is not None
     assert slow == fast == {"abc", "bcd", "ab"}
 
 
