@@ -199,12 +199,18 @@ def _excerpt(text: str, lines: int = 30, width: int = 300) -> str:
 def _versions() -> dict[str, str]:
     """Python and the packages a maintainer asks for, from the installed distributions' folder
     names (no import of onnxruntime or torch)."""
-    import platform
+    import sys
 
     from diagnoser.probes.environment import installed_versions
 
     runtimes, others = installed_versions()
-    return {"python": platform.python_version(), **runtimes, **others}
+    if sys.implementation.name == "cpython":  # what platform.python_version() says, without
+        python = sys.version.split()[0]  # importing platform (nine regexes compiled at import)
+    else:
+        import platform
+
+        python = platform.python_version()
+    return {"python": python, **runtimes, **others}
 
 
 def _moved(before: list[Candidate], after: list[Candidate]) -> list[Note]:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 from diagnoser import diskcache
@@ -16,6 +15,8 @@ def table(name: str) -> dict[str, Any]:
     The parsed table is cached as JSON (diagnoser.diskcache, keyed by the file's path, size and
     mtime), so a probe run does not import yaml once the cache is warm.
     """
+    from importlib import resources  # imports tempfile, shutil...: only when a table is read
+
     resource = resources.files("diagnoser").joinpath("data", f"{name}.yaml")
     key = None
     try:

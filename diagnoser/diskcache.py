@@ -1,5 +1,6 @@
 """The on-disk cache shared by the entry index, the runtime snapshot and the data tables: small
-JSON files under $XDG_CACHE_HOME/onnx-troubleshooter (or ~/.cache), never required.
+JSON files (and, for the entry index and the example vectors, marshal files, which load several
+times faster) under $XDG_CACHE_HOME/onnx-troubleshooter (or ~/.cache), never required.
 
 Each value is stored with the full key it was computed from (file names, sizes, mtimes,
 versions) and read back only when that key matches exactly, so a stale or colliding file is
@@ -24,8 +25,8 @@ def cache_dir() -> Path | None:
     return Path(base) / "onnx-troubleshooter"
 
 
-def _path(folder: Path, kind: str, key: str) -> Path:
-    return folder / f"{kind}-{zlib.crc32(key.encode('utf-8', 'surrogatepass')):08x}.json"
+def _path(folder: Path, kind: str, key: str, suffix: str = ".json") -> Path:
+    return folder / f"{kind}-{zlib.crc32(key.encode('utf-8', 'surrogatepass')):08x}{suffix}"
 
 
 def load(kind: str, key: str) -> Any | None:
@@ -42,34 +43,83 @@ def load(kind: str, key: str) -> Any | None:
     return record.get("value")
 
 
+def load_marshal(kind: str, key: str) -> Any | None:
+    """Like load, for a value stored with store_marshal (Python's own fast format for plain data:
+    int-keyed dicts, tuples and sets survive it; it is this interpreter's, so the key says which)."""
+    folder = cache_dir()
+    if folder is None:
+        return None
+    import marshal
+
+    try:
+        record = marshal.loads(_path(folder, kind, _versioned(key), ".bin").read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    if not isinstance(record, tuple) or len(record) != 2 or record[0] != _versioned(key):
+        return None
+    return record[1]
+
+
+def store_marshal(kind: str, key: str, value: Any) -> None:
+    folder = cache_dir()
+    if folder is None:
+        return
+    import marshal
+
+    try:
+        data = marshal.dumps((_versioned(key), value))
+    except ValueError:  # not plain data: not cached
+        return
+    _write(folder, _path(folder, kind, _versioned(key), ".bin"), data, kind)
+
+
+def _versioned(key: str) -> str:
+    import sys
+
+    return f"{sys.implementation.cache_tag}|{key}"
+
+
 def store(kind: str, key: str, value: Any) -> None:
     """Store value under key atomically (write, then rename), so a concurrent reader never sees
     half a file; then drop all but the newest KEEP files of this kind."""
     folder = cache_dir()
     if folder is None:
         return
+    data = json.dumps({"key": key, "value": value}, ensure_ascii=False).encode("utf-8")
+    _write(folder, _path(folder, kind, key), data, kind)
+
+
+def _write(folder: Path, path: Path, data: bytes, kind: str) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        path = _path(folder, kind, key)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"key": key, "value": value}, ensure_ascii=False), encoding="utf-8")
+        tmp.write_bytes(data)
         os.replace(tmp, path)
-        _prune(folder, f"{kind}-")
+        _prune(folder, f"{kind}-", path.suffix)
     except OSError:
         pass
 
 
-def _prune(folder: Path, prefix: str) -> None:
+def _prune(folder: Path, prefix: str, suffix: str = ".json") -> None:
     same = []
     with os.scandir(folder) as it:
         for entry in it:
-            if entry.name.startswith(prefix) and entry.name.endswith(".json") and entry.is_file():
+            if entry.name.startswith(prefix) and entry.name.endswith(suffix) and entry.is_file():
                 same.append((entry.stat().st_mtime_ns, entry.path))
     for _, path in sorted(same, reverse=True)[KEEP:]:
         try:
             os.unlink(path)
         except OSError:
             pass  # another process pruned it first
+
+
+def file_key(path: str | os.PathLike[str]) -> str:
+    """name:size:mtime_ns of one file (its path, unreadable, if it cannot be read)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return f"{os.fspath(path)}:unreadable"
+    return f"{os.fspath(path)}:{st.st_size}:{st.st_mtime_ns}"
 
 
 def stat_key(folder: str | os.PathLike[str], suffixes: tuple[str, ...] | None = None) -> str:

@@ -12,7 +12,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from diagnoser.index import CompiledEntry, CompiledSignature, Index, sort_tokens
+from diagnoser.index import CompiledEntry, CompiledSignature, Index, context_regex, sort_tokens
 from diagnoser.notes import finding_zh
 from diagnoser.report import Evidence, Finding
 from diagnoser.similarity import best_by_entry
@@ -68,17 +68,15 @@ class _Text:
 
     text: str
     views: list[tuple[str, list[int]]]
-    literals: tuple[tuple[str, bool], ...]  # every distinct required literal of the index
+    index: Index
 
     def __post_init__(self) -> None:
-        # One pass of C substring searches over all distinct literals, then a set lookup per
-        # signature: far cheaper than a Python call per signature per text.
-        plain = "\n".join([self.text, *(v for v, _ in self.views)])
-        folded = plain.lower()
-        self.present = {(lit, f) for lit, f in self.literals if lit in (folded if f else plain)}
+        # The signatures' required literals found in one pass (diagnoser.prefilter): a regex runs
+        # only where every clause of its literals is present.
+        self.present = self.index.present("\n".join([self.text, *(v for v, _ in self.views)]))
 
     def may_contain(self, sig: CompiledSignature) -> bool:
-        return not sig.literal or (sig.literal, sig.folded) in self.present
+        return sig.may_match(self.present)
 
 
 def _search(sig: CompiledSignature, t: _Text) -> tuple[re.Match[str] | None, int]:
@@ -129,7 +127,7 @@ def _error_after(text_lines: list[str], lines: set[int], excused: set[int], idf:
 
 def _refuted(ce: CompiledEntry, text: str) -> bool:
     """Whether one of the entry's negative-context phrases is in the text."""
-    return any(weight < 0 and re.search(pattern, text, re.I) for pattern, weight in ce.context)
+    return any(weight < 0 and context_regex(pattern).search(text) for pattern, weight in ce.context)
 
 
 def _signature_hits(ce: CompiledEntry, t: _Text) -> tuple[float, dict[str, str], int | None, list[Evidence], set[int]]:
@@ -210,7 +208,7 @@ def _surface_similarity(index: Index, decisive: str, only: set[int] | None = Non
     """Best token-sorted ratio of the decisive text to each entry's examples."""
     keys, owners = index.flat_examples
     if only is not None:
-        picked = [p for p, o in enumerate(owners) if o in only]
+        picked = index.example_positions(only)
         keys, owners = [keys[p] for p in picked], [owners[p] for p in picked]
         if not keys:
             return {}
@@ -235,7 +233,7 @@ def score(
     # Signatures anchor on the message's core and read the text as pasted; the similarity
     # fallback reads the message without its binding's wrappers (core_view, line for line).
     core = core_view(text)
-    t = _Text(text, unwrapped_views(text), index.literals)
+    t = _Text(text, unwrapped_views(text), index)
     entries = index.entries
     hits = {i: h for i in index.searchable(t.present) if (h := _signature_hits(entries[i], t))[0] > 0}
     hit_lines = {h[2] for h in hits.values() if h[2] is not None}
@@ -294,7 +292,7 @@ def score(
                                           detail_zh=f"与一条已知示例相似（{sim:.0%}）"))
         if text and sig > 0:  # context moves entries a signature supports; it never makes one alone
             for pattern, weight in ce.context:
-                hit = re.search(pattern, text, re.I)  # re's own cache compiles each pattern once
+                hit = context_regex(pattern).search(text)  # compiled once (re's own cache holds 512)
                 if hit:
                     logit += 2.0 * weight
                     said = " ".join(hit.group(0).split())[:60]

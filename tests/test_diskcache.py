@@ -68,3 +68,18 @@ def test_stat_key_changes_when_a_file_changes(tmp_path):
     (tmp_path / "a.yaml").write_text("x: 12")
     assert diskcache.stat_key(tmp_path, (".yaml",)) != before
     assert diskcache.stat_key(tmp_path / "missing").endswith("unreadable")
+
+
+def test_marshal_values_keep_their_types_and_only_their_key(folder):
+    value = {"idf": {"cuda": 1.25}, "by_owner": {3: (1, 2)}, "words": (frozenset({"a"}),)}
+    diskcache.store_marshal("vec", "key-a", value)
+    assert diskcache.load_marshal("vec", "key-a") == value  # int keys, tuples, sets survive
+    assert diskcache.load_marshal("vec", "key-b") is None
+    (path,) = folder.glob("vec-*.bin")
+    path.write_bytes(b"\x00garbage")
+    assert diskcache.load_marshal("vec", "key-a") is None
+    diskcache.store_marshal("vec", "key-c", {"f": lambda: 1})  # not plain data: not stored, no error
+    assert diskcache.load_marshal("vec", "key-c") is None
+    for i in range(diskcache.KEEP + 3):
+        diskcache.store_marshal("vec", f"k{i}", i)
+    assert len(list(folder.glob("vec-*.bin"))) == diskcache.KEEP

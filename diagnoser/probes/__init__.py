@@ -9,10 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from diagnoser.modelfile import LoadedModel
 from diagnoser.report import Finding
+
+if TYPE_CHECKING:  # a text-only run imports this package for installed_versions alone
+    from diagnoser.modelfile import LoadedModel
 
 
 @dataclass

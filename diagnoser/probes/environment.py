@@ -7,7 +7,6 @@ import failure as a finding, not a crash.
 """
 from __future__ import annotations
 
-import ctypes.util
 import glob
 import os
 import re
@@ -81,6 +80,8 @@ def find_cuda_libraries() -> dict[str, str | None]:
     """Where the loader (or the nvidia-* wheels onnxruntime-gpu preloads from) would find each library."""
     dirs = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if d]
     dirs += glob.glob(os.path.join(sys.prefix, "lib", "python*", "site-packages", "nvidia", "*", "lib"))
+    import ctypes.util  # imports subprocess, shutil...: only when the environment is probed
+
     out: dict[str, str | None] = {}
     for lib in _CUDA_LIBS:
         hit = ctypes.util.find_library(lib)
