@@ -1,8 +1,9 @@
 """Session 11: onnxruntime built from source is an installation matter; tract's and onnx-coreml's
 own words name an importer; run-time words for CUDA graph capture; ORTModule's export wrapper is
-torch.onnx's export; pkg_resources' missing distribution is an installation; torch.export alone is no ONNX text. Texts are pasted from
-public threads (cited beside each, none used by a blind set) or printed here by the installed
-tools; each case failed on the triage of main before this change.
+torch.onnx's export; Windows ML's provider packages that do not install and pkg_resources' missing
+distribution are installations; torch.export alone is no ONNX text. Texts are pasted from public
+threads (cited beside each, none used by a blind set) or printed here by the installed tools; each
+case failed on the triage of main before this change.
 """
 from __future__ import annotations
 
@@ -43,6 +44,9 @@ CASES = [
     ("CUDA failure 900: operation not permitted when stream is capturing ;\n"
      "  expr=cudaGraphLaunch(graph_exec, stream_);",
      ("onnxruntime", "run")),
+    # microsoft/foundry-local#659 (its title): Windows ML's provider package did not install (rule 9)
+    ("Failed to download or register the following EPs: VitisAIExecutionProvider.",
+     ("install", "install")),
     # microsoft/onnxruntime#9190: ORTModule wraps torch.onnx.export's failure
     ("RuntimeError: There was an error while exporting the PyTorch model to ONNX: unexpected tensor scalar type",
      ("torch.onnx", "export")),
