@@ -85,3 +85,15 @@ def test_torch_export_alone_is_no_onnx_text():
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert "torch/export/__init__.py" in out.stderr.replace("\\", "/") and "onnx" not in out.stderr.lower(), out.stderr[-500:]
     assert kind_of(out.stderr) is None
+
+
+def test_onnx_ir_s_own_warning_is_a_graph_tool_s():
+    # onnx_ir (onnxscript's IR) reading a graph whose output no node produces, as onnx_ir 1.1.0 logs it here
+    pytest.importorskip("onnx_ir")
+    script = ("import logging, onnx_ir as ir\nfrom onnx import helper, TensorProto\nlogging.basicConfig()\n"
+              "g = helper.make_graph([], 'g', [helper.make_tensor_value_info('x', TensorProto.FLOAT, [2])],\n"
+              "                      [helper.make_tensor_value_info('ones_like', TensorProto.FLOAT, [2])])\n"
+              "ir.from_proto(helper.make_model(g))\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert "is not produced by any node" in out.stderr, out.stderr[-500:]
+    assert kind_of(out.stderr) == ("optimizer", "convert")
