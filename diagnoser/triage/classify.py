@@ -290,6 +290,9 @@ def component_of(text: str, error_lines: str, group: Group | None) -> str:
 _MODEL_FILE_UNREAD = re.compile(
     r"\.onnx\b[^\n]{0,200}(?:cannot be opened|could not be opened|No such file|does not exist|doesn.t exist|not found)|"
     r"(?:Could not open|cannot open|Unable to open|Failed to open|No such file or directory|does not exist)[^\n]{0,300}\.onnx\b", re.I)
+# onnxruntime/core/session/inference_session.cc wraps what fails in InferenceSession::Initialize as
+# 'Exception during initialization: %s' and a failed load as 'Load model from %s failed:%s'
+_INITIALISING = re.compile(r"Exception during initialization|Load model from [^\n]{1,300}? failed", re.I)
 _CONVERT = re.compile(r"version_converter|convert_version", re.I)
 _SERIALISE = re.compile(r"ModelProto exceeds|2GiB limit|Failed to serialize proto|SerializeToString", re.I)
 _PARSE = re.compile(
@@ -320,6 +323,8 @@ def stage_of(component: str, text: str, error_lines: str, group: Group | None) -
             return "export"
         return "load" if _PARSE.search(text) and not _CONVERT.search(text) else "convert"
     said = group.stage if group is not None and group.component == component else None
+    if said == "run" and component == "onnxruntime" and _INITIALISING.search(error_lines):
+        said = "load"  # a run-time check (OrtValue::Get) met while the session initialised: its wrapper says so
     if component in _COMPONENT_STAGE:
         if component != "install" and _IMPORT_FAILURE.search(error_lines):
             return "install"  # importing the tool failed before it could do anything
