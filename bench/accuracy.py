@@ -30,9 +30,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from diagnoser.api import CANDIDATE_THRESHOLD, DIAGNOSIS_THRESHOLD  # noqa: E402
-from diagnoser.index import build, example_key  # noqa: E402
-from diagnoser.matcher import score  # noqa: E402
-from diagnoser.text import prepare  # noqa: E402
+from diagnoser.matching.index import build, example_key  # noqa: E402
+from diagnoser.matching.matcher import score  # noqa: E402
+from diagnoser.matching.text import prepare  # noqa: E402
 from kb import load  # noqa: E402
 from kb.schema import source_thread  # noqa: E402
 
@@ -86,9 +86,9 @@ def source_groups(source: str, text: str) -> dict[str, str]:
 
 def fallback_rank(index, text: str) -> list[tuple[str, float]]:
     """The similarity fallback alone: entries by their examples' similarity to the text."""
-    from diagnoser.matcher import _example_similarity, decisive_text
+    from diagnoser.matching.matcher import _example_similarity, decisive_text
     try:
-        from diagnoser.text import core_view
+        from diagnoser.matching.text import core_view
     except ImportError:  # releases before the wrapper-free view
         def core_view(t: str) -> str:
             return t

@@ -26,7 +26,7 @@ SERIAL = """
 import sys
 from pathlib import Path
 from diagnoser import diagnose
-from diagnoser.audit import find_models
+from diagnoser.model.audit import find_models
 from diagnoser.errors import UserInputError
 ok = bad = 0
 for p in find_models(sys.argv[1]):

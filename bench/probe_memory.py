@@ -7,7 +7,7 @@ External: the weights file is created sparse in a temporary folder under /tmp (i
 used); the probes read only its size, so peak memory must stay far below the weight size.
 Embedded: every tool must parse the weights, so the bar is onnx.load itself; onnx's checker and
 shape inference each copy a serialised model, so the probes give them a copy without the big
-weights (diagnoser.weights). Each contender runs in a fresh process; peak RSS is that child's
+weights (diagnoser.model.weights). Each contender runs in a fresh process; peak RSS is that child's
 ru_maxrss.
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PROBES = ("import sys; from diagnoser import modelfile; from diagnoser.probes import ProbeContext, run_all, static; "
+PROBES = ("import sys; from diagnoser.model import modelfile; from diagnoser.probes import ProbeContext, run_all, static; "
           "ctx = ProbeContext(model=modelfile.load(sys.argv[1]), mode='static'); fs = run_all(ctx, static()); "
           "print(sorted({f.code for f in fs}))")
 

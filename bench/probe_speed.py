@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = "import onnx, sys; m = onnx.load(sys.argv[1]); onnx.checker.check_model(m, full_check=True)"
-PROBES = ("import sys; from diagnoser import modelfile; from diagnoser.probes import ProbeContext, run_all, static; "
+PROBES = ("import sys; from diagnoser.model import modelfile; from diagnoser.probes import ProbeContext, run_all, static; "
           "ctx = ProbeContext(model=modelfile.load(sys.argv[1]), mode='static'); fs = run_all(ctx, static()); "
           "assert not [f for f in fs if f.code == 'probe.failed'], fs")
 

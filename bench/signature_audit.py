@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from diagnoser.text import prepare, unwrapped_views  # noqa: E402
+from diagnoser.matching.text import prepare, unwrapped_views  # noqa: E402
 from kb import load  # noqa: E402
 
 

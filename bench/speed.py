@@ -56,9 +56,9 @@ def cold_start(runs: int = 7) -> None:
 
 
 def throughput() -> None:
-    from diagnoser.index import default_index
-    from diagnoser.matcher import score
-    from diagnoser.text import prepare
+    from diagnoser.matching.index import default_index
+    from diagnoser.matching.matcher import score
+    from diagnoser.matching.text import prepare
     from kb import load
 
     texts = [ex.text for d in load(strict=False).documents.values() for ex in d.entry.examples]

@@ -50,10 +50,10 @@ def result(text: str) -> dict:
     from dataclasses import asdict
 
     from diagnoser.api import diagnose
-    from diagnoser.index import default_index
-    from diagnoser.matcher import score
+    from diagnoser.matching.index import default_index
+    from diagnoser.matching.matcher import score
     from diagnoser.renderers import json as renderer
-    from diagnoser.text import prepare
+    from diagnoser.matching.text import prepare
 
     ranked = [
         {"id": c.id, "p": c.probability, "confidence": c.confidence, "line": c.line, "facts": c.facts,

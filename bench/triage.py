@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 import yaml  # noqa: E402
 
 from diagnoser import diagnose  # noqa: E402
-from diagnoser.text import prepare  # noqa: E402
+from diagnoser.matching.text import prepare  # noqa: E402
 from diagnoser.triage import triage  # noqa: E402
 from kb import load  # noqa: E402
 

@@ -86,7 +86,7 @@ def kind(rec: dict) -> str:
 
 
 def predicted(path: Path) -> set[str]:
-    from diagnoser import modelfile
+    from diagnoser.model import modelfile
     from diagnoser.probes import (ProbeContext, checker, cpu_kernels, domains, dtypes, run_all,
                                   runtime_schema, shape_inference, versions)
 

@@ -3,7 +3,7 @@
 Public API: `diagnose(text=..., model=..., providers=...) -> Report`; `fix(...)` also repairs a
 copy of the model and returns the Report with its `fixes`.
 
-Names are imported on first use (PEP 562), so `diagnoser.probes` or `diagnoser.modelfile` can be
+Names are imported on first use (PEP 562), so `diagnoser.probes` or `diagnoser.model.modelfile` can be
 used without loading the knowledge base and its schema library.
 """
 from __future__ import annotations
@@ -17,26 +17,26 @@ _WHERE = {"diagnose": "diagnoser.api", "fix": "diagnoser.api", "UserInputError":
 
 def install() -> None:
     """Print a diagnosis under the traceback of uncaught onnxruntime/onnx/torch.onnx errors."""
-    from diagnoser.hook import install as _install
+    from diagnoser.frontends.hook import install as _install
 
     _install()
 
 
 def uninstall() -> None:
-    from diagnoser.hook import uninstall as _uninstall
+    from diagnoser.frontends.hook import uninstall as _uninstall
 
     _uninstall()
 
 
 def load_ipython_extension(ipython: Any) -> None:
     """`%load_ext diagnoser`: diagnose ONNX-family exceptions under their traceback in notebooks."""
-    from diagnoser.notebook import load
+    from diagnoser.frontends.notebook import load
 
     load(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
-    from diagnoser.notebook import unload
+    from diagnoser.frontends.notebook import unload
 
     unload(ipython)
 

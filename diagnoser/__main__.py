@@ -1,3 +1,3 @@
-from diagnoser.cli import main
+from diagnoser.frontends.cli import main
 
 main()

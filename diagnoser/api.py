@@ -4,16 +4,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 
-from diagnoser import facts as facts_mod
-from diagnoser import provenance
-from diagnoser.index import Index, default_index
+from diagnoser.matching import facts as facts_mod
+from diagnoser.matching import provenance
+from diagnoser.matching.index import Index, default_index
 from diagnoser import notes as note
 from diagnoser.notes import Note
 from diagnoser.links import doc_url
 from diagnoser.errors import UserInputError
-from diagnoser.matcher import Candidate, score
+from diagnoser.matching.matcher import Candidate, score
 from diagnoser.report import Diagnosis, Finding, Report
-from diagnoser.text import prepare
+from diagnoser.matching.text import prepare
 
 DIAGNOSIS_THRESHOLD = 0.5  # below this the tool does not stand behind a diagnosis
 CANDIDATE_THRESHOLD = 0.1
@@ -70,7 +70,7 @@ def diagnose(
     """Diagnose error text and/or a model, and/or the environment (env=True).
 
     providers may name a target device as PROVIDER:TARGET (DmlExecutionProvider:npu, see
-    diagnoser.provider_tables); a provider not installed here is judged from its support tables.
+    diagnoser.model.provider_tables); a provider not installed here is judged from its support tables.
     probes="static" skips the session probe; ort_version names a target runtime the model must
     also load on; shapes fix input shapes for the session probe. Raises UserInputError for
     unusable input.
@@ -79,7 +79,7 @@ def diagnose(
         raise UserInputError(f"--probes must be 'static' or 'all', not {probes!r}")
     idx = index or default_index()
     prepared = prepare(text or "", binary=binary)
-    from diagnoser import provider_tables
+    from diagnoser.model import provider_tables
 
     provs, targets = provider_tables.parse([p for p in (providers or ()) if p and p.strip()])
     first = score(idx, prepared.text, provs)
@@ -88,7 +88,7 @@ def diagnose(
     findings: list[Finding] = []
     ranked, weak, lead, failed, graph = first, [], [], [], None
     if model is not None or env:
-        from diagnoser import failures
+        from diagnoser.model import failures
         from diagnoser.probes import ProbeContext, environment, registered, run_all, static
 
         loaded, broken_file = _load(model)
@@ -117,7 +117,7 @@ def diagnose(
     maybe = sorted([c for c in ranked if CANDIDATE_THRESHOLD <= c.confidence < DIAGNOSIS_THRESHOLD] + weak, key=lambda c: -c.confidence)[:5]
     leading: tuple = ()
     if failed:
-        from diagnoser.failures import lead_notes, unexplained
+        from diagnoser.model.failures import lead_notes, unexplained
 
         lead = lead_notes(failed) + lead
         if not sure:
@@ -179,7 +179,7 @@ def _load(model: str | os.PathLike[str] | None) -> tuple[object | None, list[Fin
     is the diagnosis the user came for. A path that is no file at all stays a usage error."""
     if model is None:
         return None, []
-    from diagnoser import failures, modelfile
+    from diagnoser.model import failures, modelfile
 
     try:
         return modelfile.load(model), []
@@ -270,7 +270,7 @@ def fix(
     from dataclasses import replace
     from pathlib import Path
 
-    from diagnoser import modelfile
+    from diagnoser.model import modelfile
     from diagnoser.remedies import FixContext, by_name, engine
     from diagnoser.remedies.declared import declared_remedies, target_limits
 
@@ -293,7 +293,7 @@ def fix(
         raise UserInputError(f"refused to fix {src.name}: {hostile[0].message}", code=hostile[0].code)
     ext = next((f for f in report.findings if f.code == "external-data.present"), None)
     out = Path(output) if output is not None else engine.default_output(src)
-    from diagnoser.weights import external_tensors, resolve
+    from diagnoser.model.weights import external_tensors, resolve
 
     data = {resolve(src.parent, e.value) for t in external_tensors(loaded.proto.graph, loaded.raw) for e in t.external_data if e.key == "location"}
     engine.check_output(src, out, external=bool(ext or any(f.code.startswith("external-data.") for f in report.findings)),

@@ -37,7 +37,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]):
         return
     exc = call.excinfo.value
     try:
-        from diagnoser.hook import explain
+        from diagnoser.frontends.hook import explain
 
         text = explain(exc, width=80)
     except Exception as bug:  # our failure must not change the test's outcome

@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         exc.__traceback__ = _user_frames(exc.__traceback__)
         sys.stderr.flush()
         traceback.print_exception(type(exc), exc, exc.__traceback__)
-        from diagnoser.hook import report_to_stderr
+        from diagnoser.frontends.hook import report_to_stderr
 
         report_to_stderr(exc)
         return 1

@@ -10,7 +10,7 @@ from typing import Any
 
 _EXPORTS = {
     "Database": "kb.database", "Finding": "kb.database", "load": "kb.database", "normalise_id": "kb.database",
-    "EntryError": "kb.problems", "Problem": "kb.problems", "Document": "kb.schema", "Entry": "kb.schema",
+    "EntryError": "kb.checks.problems", "Problem": "kb.checks.problems", "Document": "kb.schema", "Entry": "kb.schema",
     "Faq": "kb.faq", "load_faq": "kb.faq", "FaqDocument": "kb.schema", "FaqQuestion": "kb.schema",
 }
 __all__ = sorted(_EXPORTS)

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from kb.database import load
-from kb.problems import EntryError
+from kb.checks.problems import EntryError
 from kb.schema import FAQ_TOPICS
 from kb.termtext import columns, fit_markdown, width, wrap
 
@@ -35,7 +35,7 @@ def cli() -> None:
 @click.option("--root", metavar="DIR", help="Entries folder (default: the installed database).")
 def lint_cmd(root: str | None) -> None:
     """Check every entry; print problems as path:line: message."""
-    from kb.lint import lint
+    from kb.checks.lint import lint
 
     db = load(Path(root) if root else None, strict=False)
     problems = lint(db)
@@ -54,14 +54,14 @@ def lint_cmd(root: str | None) -> None:
 @click.option("--root", metavar="DIR", hidden=True)
 def show_cmd(ident: str, lang: str, as_json: bool, root: str | None) -> None:
     """Explain an entry, like `rustc --explain` (OT0001, ot1 and 1 all work)."""
-    from kb.render import entry_text
+    from kb.docs.render import entry_text
 
     db = _db(root)
     doc = db.get(ident)
     if doc is None:
         click.echo(f"kb: error: no entry '{ident}' (try `kb list`)", err=True)
         sys.exit(2)
-    from kb.verify_matrix import read_entry_line
+    from kb.measure.verify_matrix import read_entry_line
 
     measured = read_entry_line(db.root, doc, lang)
     if as_json:
@@ -142,8 +142,8 @@ def verify_cmd(add: tuple[str, ...], onnx_rel: tuple[str, ...], torch_rel: tuple
     import time
 
     from kb.database import normalise_id
-    from kb.verify import check_release, verify
-    from kb.verify_matrix import load_releases
+    from kb.measure.verify import check_release, verify
+    from kb.measure.verify_matrix import load_releases
 
     start = time.perf_counter()
     db = _db(root)
@@ -189,7 +189,7 @@ def docs_build_cmd(check: bool, pages_only: bool, project: str | None, root: str
     import time
 
     from kb.paths import docs_project
-    from kb.site import SiteError, generate, mkdocs_build
+    from kb.docs.site import SiteError, generate, mkdocs_build
 
     start = time.perf_counter()
     proj = docs_project(Path(project) if project else None)
@@ -220,7 +220,7 @@ def docs_build_cmd(check: bool, pages_only: bool, project: str | None, root: str
 def docs_serve_cmd(port: int, host: str, project: str | None) -> None:
     """Serve the built site (both languages) locally; build it first with `kb docs build`."""
     from kb.paths import docs_project
-    from kb.site import SiteError, serve
+    from kb.docs.site import SiteError, serve
 
     proj = docs_project(Path(project) if project else None)
     try:
@@ -271,7 +271,7 @@ def faq_list_cmd(topic: str | None, lang: str, as_json: bool, root: str | None) 
 def faq_show_cmd(ident: str, lang: str, as_json: bool, root: str | None) -> None:
     """Show one question and its answer (FAQ001, faq1 and 1 all work)."""
     from kb.faq import as_json as faq_json
-    from kb.render import faq_text
+    from kb.docs.render import faq_text
 
     doc = _faq(root).get(ident)
     if doc is None:

@@ -8,7 +8,7 @@ import yaml
 
 from kb.loader import _Loader, parse_entry, section_problems
 from kb.paths import entries_dir
-from kb.problems import EntryError, Problem, id_normaliser
+from kb.checks.problems import EntryError, Problem, id_normaliser
 from kb.schema import Document, Entry
 
 normalise_id = id_normaliser("OT", 4)  # `OT0001`, `ot1`, `0001` and `1` all name OT0001

@@ -14,7 +14,7 @@ import yaml
 
 from kb.loader import _Loader, _snippets, parse_validated
 from kb.paths import entries_dir
-from kb.problems import EntryError, Problem, id_normaliser
+from kb.checks.problems import EntryError, Problem, id_normaliser
 from kb.schema import FAQ_TOPICS, FaqDocument, FaqQuestion
 
 _WORD = re.compile(r"[a-z0-9_.+-]+|[\u3400-\u9fff]+", re.I)

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from kb.problems import Problem
+from kb.checks.problems import Problem
 from kb.schema import SECTIONS, Document, Entry, Snippet
 
 _FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.M | re.S)

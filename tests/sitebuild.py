@@ -12,11 +12,11 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from kb import pages
+from kb.docs import pages
 from kb.database import load
 from kb.faq import load_faq
 from kb.paths import entries_dir, project_root
-from kb.site import mkdocs_build
+from kb.docs.site import mkdocs_build
 
 HAND_WRITTEN = ("docs/mkdocs.base.yml",)
 

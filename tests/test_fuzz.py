@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from diagnoser import diagnose
-from diagnoser.index import default_index
+from diagnoser.matching.index import default_index
 
 NEAR_MISS = st.sampled_from([
     "Could not find an implementation for ", "node with name '", "Type parameter (T)", "bound to different types",

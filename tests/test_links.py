@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from diagnoser import links
-from kb.pages import render_all
+from kb.docs.pages import render_all
 
 
 def test_env_base_url_wins(monkeypatch, tmp_path):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from diagnoser import diagnose
-from diagnoser.index import default_index
+from diagnoser.matching.index import default_index
 
 NAMED = [
     ("OT0001", "Could not find an implementation for Add(14) node with name '/self_attn/q_proj/Add'"),

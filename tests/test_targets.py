@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from diagnoser import diagnose
-from diagnoser.index import default_index
+from diagnoser.matching.index import default_index
 from tests.fixtures.build_broken_models import good
 from tests.models import save
 

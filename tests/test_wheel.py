@@ -29,7 +29,7 @@ def wheel(tmp_path_factory) -> Path:
 def test_wheel_holds_entries_and_code(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     assert "kb/_entries/OT0001.md" in names and "kb/_entries/categories.yaml" in names
-    assert "diagnoser/cli.py" in names and "kb/cli.py" in names
+    assert "diagnoser/frontends/cli.py" in names and "kb/cli.py" in names
     assert not any(n.startswith(("tests/", "entries/")) for n in names)
 
 

@@ -3,7 +3,7 @@ tests/test_triage_*.py files so each reads a text the way the CLI does (prepare,
 from __future__ import annotations
 
 from diagnoser.report import Triage
-from diagnoser.text import prepare
+from diagnoser.matching.text import prepare
 from diagnoser.triage import triage
 
 

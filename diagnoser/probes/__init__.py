@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from diagnoser.report import Finding
 
 if TYPE_CHECKING:  # a text-only run imports this package for installed_versions alone
-    from diagnoser.modelfile import LoadedModel
+    from diagnoser.model.modelfile import LoadedModel
 
 
 @dataclass
@@ -34,7 +34,7 @@ class ProbeContext:
 
     @cached_property
     def graph(self) -> Any:
-        from diagnoser.graphinfo import GraphInfo
+        from diagnoser.model.graphinfo import GraphInfo
 
         assert self.model is not None
         return GraphInfo(self.model.proto, self.for_onnx[0])
@@ -43,8 +43,8 @@ class ProbeContext:
     def for_onnx(self) -> tuple[Any, list[Any]]:
         """What onnx's C++ checker and shape inference are given, and the embedded weights left
         out of it: the file's bytes when the loader kept them and no weight is external, else a
-        light copy (diagnoser.weights): big embedded weights left out, small external ones read in."""
-        from diagnoser import weights
+        light copy (diagnoser.model.weights): big embedded weights left out, small external ones read in."""
+        from diagnoser.model import weights
 
         assert self.model is not None
         if self.model.raw is not None and not self.external:
@@ -57,14 +57,14 @@ class ProbeContext:
     @cached_property
     def groups(self) -> list[Any]:
         """Every node, grouped by op and dtype signature (graphinfo.OpGroup): the one node walk."""
-        from diagnoser.graphinfo import op_groups
+        from diagnoser.model.graphinfo import op_groups
 
         return op_groups(self.graph)
 
     @cached_property
     def external(self) -> list[Any]:
         """Tensors whose data lives in external files (one pass, shared by the probes)."""
-        from diagnoser.weights import external_tensors
+        from diagnoser.model.weights import external_tensors
 
         assert self.model is not None
         return external_tensors(self.model.proto.graph, self.model.raw)

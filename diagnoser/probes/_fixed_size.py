@@ -3,7 +3,7 @@
 The session child runs the model again with the batch at 2 and the other dynamic dims at another
 size. A failure there is a fact about the model, not about the synthesized values (the same
 inputs at the first size ran). It is an error when the exporter's part is shown: a shape
-constant holding the size that worked (diagnoser.baked), or a failing shape op; otherwise a
+constant holding the size that worked (diagnoser.model.baked), or a failing shape op; otherwise a
 warning, since the limit may be the architecture's own (a fixed positional table).
 """
 from __future__ import annotations
@@ -27,7 +27,7 @@ def _dims(worked: dict[str, list[int]], tried: dict[str, list[int]]) -> list[tup
 
 
 def _constants(ctx: Any, kind: str, sizes: set[int]) -> list[Any]:
-    from diagnoser import baked
+    from diagnoser.model import baked
 
     found = []
     try:
@@ -39,8 +39,8 @@ def _constants(ctx: Any, kind: str, sizes: set[int]) -> list[Any]:
 
 
 def fixed_size(ctx: Any, varied: list[dict], last: dict, base: dict) -> list[Finding]:
-    from diagnoser import facts
-    from diagnoser.failures import core_line
+    from diagnoser.matching import facts
+    from diagnoser.model.failures import core_line
 
     findings = []
     for rec in varied:

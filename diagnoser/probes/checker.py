@@ -3,7 +3,7 @@ the shape-inference half is the shape_inference probe, so a valid model is infer
 
 A model without external data is checked from the bytes the loader kept (nothing re-serialised).
 A model too big for its bytes to be kept is checked as a light copy without its big embedded
-weights, whose sizes are checked apart (diagnoser.weights). A model with external data is
+weights, whose sizes are checked apart (diagnoser.model.weights). A model with external data is
 checked as a copy in which each external tensor is made an empty inline one: the checker would
 otherwise look for the data files relative to the working directory, and whether they exist,
 fit and stay inside the model's folder is the external_data probe's question. So the checker
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from diagnoser import native_stdout
+from diagnoser.frontends import native_stdout
 from diagnoser.report import Finding
 
 NAME = "checker"
@@ -33,7 +33,7 @@ def without_external_data(proto: Any) -> Any:
     """A copy of the model whose external tensors are inline and empty (dims [0], no data)."""
     import onnx
 
-    from diagnoser.weights import external_tensors
+    from diagnoser.model.weights import external_tensors
 
     copy = onnx.ModelProto()
     copy.CopyFrom(proto)  # small: the weights this is about live in other files
@@ -48,7 +48,7 @@ def without_external_data(proto: Any) -> Any:
 def run(ctx: Any) -> list[Finding]:
     import onnx
 
-    from diagnoser.weights import data_size_problems
+    from diagnoser.model.weights import data_size_problems
 
     source, left_out = ctx.for_onnx
     # external tensors (the light copy's stand-ins among them) become empty inline ones
@@ -85,7 +85,7 @@ def experimental_ops(printed: str) -> list[Finding]:
         return []
     ops = sorted({op.strip() for op in m.group(1).split(",") if op.strip()})
     try:
-        from diagnoser import kernels
+        from diagnoser.model import kernels
 
         reg = kernels.registry()
         kept = [op for op in ops if any(k.provider == "CPUExecutionProvider" for k in reg.get(("", op), ()))]

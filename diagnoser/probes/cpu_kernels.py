@@ -17,7 +17,7 @@ _RECURRENT = frozenset({"RNN", "GRU", "LSTM"})
 
 
 def applies(ctx: Any) -> bool:
-    from diagnoser import runtime
+    from diagnoser.model import runtime
 
     return ctx.model is not None and runtime.snapshot().error is None  # a broken install is the environment probe's finding
 
@@ -25,7 +25,7 @@ def applies(ctx: Any) -> bool:
 def verdicts(ctx: Any) -> list[tuple[Any, str, str | None]]:
     """(op group, verdict, the function-body node it is about) for every group of nodes the
     runtime would not simply run."""
-    from diagnoser import kernels
+    from diagnoser.model import kernels
 
     known_domains = {d for d, _ in kernels.registry()}
     dtypes, opsets = ctx.graph.dtypes, ctx.graph.opsets
@@ -44,14 +44,14 @@ def verdicts(ctx: Any) -> list[tuple[Any, str, str | None]]:
 
 
 def _sig(grp: Any, inner: str | None = None) -> str:
-    from diagnoser.kernels import op_text
+    from diagnoser.model.kernels import op_text
 
     body = f" (expanded from its function body: {inner} has no kernel)" if inner else ""
     return op_text(grp.op, grp.since, grp.bound, grp.domain) + body
 
 
 def run(ctx: Any) -> list[Finding]:
-    from diagnoser import kernels
+    from diagnoser.model import kernels
 
     version = kernels.ort_version()
     results = verdicts(ctx)

@@ -26,7 +26,7 @@ def applies(ctx: Any) -> bool:
     low = ctx.text.lower()
     if "DmlExecutionProvider" not in ctx.providers and not any(t in low for t in _TRIGGERS):
         return False
-    from diagnoser import provider_tables
+    from diagnoser.model import provider_tables
 
     named = (getattr(ctx, "targets", None) or {}).get("DmlExecutionProvider")
     target = provider_tables.resolve("DmlExecutionProvider", named, ctx.text)

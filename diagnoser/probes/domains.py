@@ -15,13 +15,13 @@ _STANDARD = ("", "ai.onnx", "ai.onnx.ml")  # preview domains count as custom unl
 
 
 def applies(ctx: Any) -> bool:
-    from diagnoser import runtime
+    from diagnoser.model import runtime
 
     return ctx.model is not None and runtime.snapshot().error is None  # a broken install is the environment probe's finding
 
 
 def run(ctx: Any) -> list[Finding]:
-    from diagnoser import kernels
+    from diagnoser.model import kernels
 
     proto = ctx.model.proto
     local = {(f.domain, f.name) for f in proto.functions}

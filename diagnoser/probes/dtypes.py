@@ -25,7 +25,7 @@ def census(ctx: Any) -> Counter[str]:
 
 
 def run(ctx: Any) -> list[Finding]:
-    from diagnoser.graphinfo import dtype_name
+    from diagnoser.model.graphinfo import dtype_name
 
     counts = census(ctx)
     weights = Counter(dtype_name(t.data_type) for t in ctx.model.proto.graph.initializer)

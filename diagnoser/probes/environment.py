@@ -2,7 +2,7 @@
 providers it offers, whether the CUDA libraries it needs can be found, and conflicting installs.
 
 Runs with or without a model (`diagnose --env`). Reads package folder names on sys.path; asks
-diagnoser.runtime for the providers (cached per install, live with --env alone), and reports an
+diagnoser.model.runtime for the providers (cached per install, live with --env alone), and reports an
 import failure as a finding, not a crash.
 """
 from __future__ import annotations
@@ -119,7 +119,7 @@ def about_this_machine(ctx: Any, available: list[str]) -> bool:
 
 
 def run(ctx: Any) -> list[Finding]:
-    from diagnoser import runtime
+    from diagnoser.model import runtime
 
     findings: list[Finding] = []
     dists, others = installed_versions()

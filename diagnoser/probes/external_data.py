@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from diagnoser.report import Finding
-from diagnoser.weights import expected_bytes, resolve
+from diagnoser.model.weights import expected_bytes, resolve
 
 NAME = "external_data"
 

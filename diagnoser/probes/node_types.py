@@ -69,7 +69,7 @@ def run(ctx: Any) -> list[Finding]:
 def _kernel_findings(node: Any, op: str, since: int | None, bound: dict, details: dict) -> list[Finding]:
     """Judge the node with the same rule the cpu_kernels probe uses (kernels.cpu_verdict), so the
     two never disagree in one report; this probe adds the node's own words to the finding."""
-    from diagnoser import kernels, runtime
+    from diagnoser.model import kernels, runtime
 
     types = {p: f"tensor({b[0][1]})" for p, b in bound.items() if b and b[0][1]}
     if since is None or not types or len(types) < len(bound) or runtime.snapshot().error is not None:

@@ -1,7 +1,7 @@
 """What the requested providers, on their target devices, will not run: operators, op versions,
 dtypes, dynamic shapes, INT64 weights.
 
-Judged against tables generated from each provider's own sources (diagnoser/provider_tables.py),
+Judged against tables generated from each provider's own sources (diagnoser/model/provider_tables.py),
 each verdict naming its source row. These are predictions, not proof, and their severity follows
 what the provider does with a node it lacks: most providers hand it to the CPU provider (a note:
 the model runs, with copies between devices); the DirectML NPU path fails (a warning). None of
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from diagnoser import provider_tables as pt
+from diagnoser.model import provider_tables as pt
 from diagnoser.report import Finding
 
 NAME = "providers"

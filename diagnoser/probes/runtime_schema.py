@@ -16,14 +16,14 @@ NAME = "runtime_schema"
 
 
 def applies(ctx: Any) -> bool:
-    from diagnoser import kernels, runtime
+    from diagnoser.model import kernels, runtime
 
     return ctx.model is not None and runtime.snapshot().error is None and bool(kernels.runtime_schemas())
 
 
 def unknown_attributes(ctx: Any) -> list[tuple[Any, Any, list[str]]]:
     """(op group, node, attribute names the runtime's schema lacks) for every such node."""
-    from diagnoser import kernels
+    from diagnoser.model import kernels
 
     out = []
     for grp in ctx.groups:
@@ -46,7 +46,7 @@ def unknown_attributes(ctx: Any) -> list[tuple[Any, Any, list[str]]]:
 def run(ctx: Any) -> list[Finding]:
     import onnx
 
-    from diagnoser import kernels
+    from diagnoser.model import kernels
 
     hits = unknown_attributes(ctx)
     if not hits:

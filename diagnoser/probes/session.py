@@ -6,7 +6,7 @@ goes back through the matcher (details["error_text"]). A failure that needs synt
 to show is reported as such, as a warning, never as a confident diagnosis. Once a run succeeds,
 the declared dynamic dimensions are tried at another size (batch 2, the others doubled): a model
 that works at one size only is session.fixed-size (see _fixed_size.py). When every
-everyday size fails, sizes frozen in the model's shape constants are tried (diagnoser.baked).
+everyday size fails, sizes frozen in the model's shape constants are tried (diagnoser.model.baked).
 """
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def _providers(ctx: Any) -> tuple[list[str], list[str]]:
 
 def child(ctx: Any, providers: list[str], timeout: float, limit: int) -> tuple[list[dict], int | None, str]:
     """Run the child; return its stage records, its return code (None on timeout) and its stderr tail."""
-    from diagnoser.isolated import run_child
+    from diagnoser.model.isolated import run_child
 
     args = {"model": str(ctx.model.path), "providers": providers, "run": True,
             "shapes": {k: list(v) for k, v in ctx.shapes.items()}, "hints": _hints(ctx)}
@@ -56,7 +56,7 @@ def child(ctx: Any, providers: list[str], timeout: float, limit: int) -> tuple[l
 
 def _hints(ctx: Any) -> list[int]:
     """Sizes to try when every everyday size fails: literals frozen next to computed sizes."""
-    from diagnoser import baked
+    from diagnoser.model import baked
 
     try:
         return baked.size_hints(ctx.model.proto.graph)

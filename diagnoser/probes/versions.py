@@ -1,6 +1,6 @@
 """IR and opset versions against the installed onnx, the installed onnxruntime and a target runtime.
 
-The installed runtime is judged by what it really loads: the runtime snapshot (diagnoser/runtime.py)
+The installed runtime is judged by what it really loads: the runtime snapshot (diagnoser/model/runtime.py)
 holds the newest IR version and opset its own refusals name. A target named with --ort-version is
 judged by diagnoser/data/versions.yaml, rows measured on real wheels: an exact row, else the newest
 row below it (named in the finding); a release past the newest row is said to be past the data,
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnoser.datafiles import parse_version, row_for, table
+from diagnoser.model.datafiles import parse_version, row_for, table
 from diagnoser.report import Finding
 
 NAME = "versions"
@@ -36,7 +36,7 @@ def run(ctx: Any) -> list[Finding]:
         findings.append(Finding("opset.older-than-runtime", "warning",
                                 f"the model's ai.onnx opset {opset} is older than 7, the oldest onnxruntime supports: ops whose old versions have no kernel fail with NOT_IMPLEMENTED; convert it with onnx.version_converter",
                                 NAME, details=details))
-    from diagnoser import runtime
+    from diagnoser.model import runtime
 
     rt = runtime.snapshot()  # version None when broken: the environment probe reports that
     if rt.version:

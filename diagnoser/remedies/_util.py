@@ -34,7 +34,7 @@ def to_array(t: Any) -> Any:
     or truncated file) or that are too large to convert in memory; external data is never read."""
     from onnx import TensorProto, numpy_helper
 
-    from diagnoser.weights import expected_bytes
+    from diagnoser.model.weights import expected_bytes
 
     if t.data_location == TensorProto.EXTERNAL:
         raise RemedyError(f"initializer '{t.name}' keeps its data in an external file; this remedy does not read external weights")

@@ -30,8 +30,8 @@ def declared_remedies(entry_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
 def target_limits(ort_version: str | None) -> tuple[int | None, int | None]:
     """(max IR, max opset) of --ort-version (measured table rows) or of the installed runtime
     (its own refusals, else its table row)."""
-    from diagnoser import runtime
-    from diagnoser.datafiles import parse_version, row_for
+    from diagnoser.model import runtime
+    from diagnoser.model.datafiles import parse_version, row_for
 
     rt = runtime.snapshot()
     if ort_version and not (rt.version and parse_version(rt.version)[:2] == parse_version(ort_version)[:2]):

@@ -21,7 +21,7 @@ INLINE_LIMIT = int(2**31 * 0.9)  # inline bytes from which weights go to an exte
 def _repoint(model: Any, folder: Path, changes: list[Change]) -> None:
     from onnx import TensorProto
 
-    from diagnoser.weights import expected_bytes, resolve
+    from diagnoser.model.weights import expected_bytes, resolve
 
     need: dict[str, int] = {}
     tensors = [t for t in model.graph.initializer if t.data_location == TensorProto.EXTERNAL]

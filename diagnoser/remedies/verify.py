@@ -48,14 +48,14 @@ def check_static(path: Path) -> str:
 
 
 def _input_kinds(model: Any) -> dict[str, str]:
-    from diagnoser.graphinfo import dtype_name
+    from diagnoser.model.graphinfo import dtype_name
 
     inits = {t.name for t in model.graph.initializer}
     return {i.name: dtype_name(i.type.tensor_type.elem_type) or "" for i in model.graph.input if i.name not in inits}
 
 
 def run_child(candidate: Path, original: Path, original_proto: Any, shapes: dict[str, Any], timeout: float, limit: int) -> tuple[list[dict], int | None, str]:
-    from diagnoser import isolated
+    from diagnoser.model import isolated
 
     args = {"candidate": str(candidate), "original": str(original), "shapes": {k: list(v) for k, v in shapes.items()},
             "original_inputs": _input_kinds(original_proto)}

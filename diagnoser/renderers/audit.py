@@ -1,7 +1,7 @@
 """The folder audit in a terminal: one line per model that has something to say, then a summary
 by status, by finding code and by entry, all within the width given (80 columns included).
 
-Reads audit records (plain dicts, see diagnoser.audit); info findings (versions, dtype census)
+Reads audit records (plain dicts, see diagnoser.model.audit); info findings (versions, dtype census)
 are left out of the tables: every model has them.
 """
 from __future__ import annotations

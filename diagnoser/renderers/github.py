@@ -1,5 +1,5 @@
 """GitHub Actions workflow commands: one `::error file=...::message` line per problem, so a
-model-linting step annotates the files it checked. Reads audit records (diagnoser.audit)."""
+model-linting step annotates the files it checked. Reads audit records (diagnoser.model.audit)."""
 from __future__ import annotations
 
 from typing import Any

@@ -1,5 +1,5 @@
 """SARIF 2.1.0 for code scanning: rules are the finding codes and the entries, results point
-at the model files. Reads audit records (diagnoser.audit.record), one per model.
+at the model files. Reads audit records (diagnoser.model.audit.record), one per model.
 
 A rule's help links to its entry's page when one is built or configured (diagnoser.links);
 otherwise its help text says `kb show ID`, which always works offline.

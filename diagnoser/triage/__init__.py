@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from diagnoser.report import Closest, Triage
-from diagnoser.text import _DECISIVE, core_view
+from diagnoser.matching.text import _DECISIVE, core_view
 from diagnoser.triage.classify import (COMPONENTS, STAGES, another_package_missing, component_of, is_onnx_family,
                                        matching_group, script_error, stage_of, without_benign_lines)
 from diagnoser.triage.extract import extract
@@ -64,7 +64,7 @@ def _closest(ranked: Sequence[Any], index: Any, core: str) -> tuple[Closest, ...
         out.append(Closest(e.id, e.title, e.title_zh, round(c.confidence, 3), e.distinguish or e.title))
     if out or index is None:
         return tuple(out)
-    from diagnoser.similarity import best_by_entry
+    from diagnoser.matching.similarity import best_by_entry
 
     sims = sorted(best_by_entry(index.vectors, core[-2000:].lower()).items(), key=lambda kv: -kv[1])
     for pos, sim in sims[:_MAX_CLOSEST]:
@@ -76,7 +76,7 @@ def _closest(ranked: Sequence[Any], index: Any, core: str) -> tuple[Closest, ...
 
 
 def triage(text: str, ranked: Sequence[Any] = (), index: Any = None, graph: Any = None) -> Triage | None:
-    """The triage of text (normalised, see diagnoser.text.prepare), or None when it is not about
+    """The triage of text (normalised, see diagnoser.matching.text.prepare), or None when it is not about
     ONNX. ranked: the matcher's candidates, most likely first; graph: a GraphInfo for --model."""
     text = without_benign_lines(_unspaced(_ENV_NAME.sub(r"\1ENV", text)))
     if not text.strip() or not is_onnx_family(text) or registry.succeeded(text):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from diagnoser import facts as generic
+from diagnoser.matching import facts as generic
 from diagnoser.triage.classify import groups
 
 # onnxruntime's OrtErrorCode (onnxruntime_c_api.h); the JS and C APIs print the number alone.

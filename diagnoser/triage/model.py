@@ -1,4 +1,4 @@
-"""With --model: what the model says about the node an error names (reuses diagnoser.graphinfo)."""
+"""With --model: what the model says about the node an error names (reuses diagnoser.model.graphinfo)."""
 from __future__ import annotations
 
 from typing import Any

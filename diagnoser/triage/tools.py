@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from diagnoser.datafiles import table
+from diagnoser.model.datafiles import table
 from diagnoser.triage.vocabulary import COMPONENTS, STAGES
 
 

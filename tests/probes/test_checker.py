@@ -67,7 +67,7 @@ def test_removed_experimental_ops_are_a_finding_with_the_ops_onnxruntime_still_r
     report = run(_with_ops(tmp_path, "ImageScaler", "ScaledTanh"))
     f = next(f for f in report.findings if f.code == "checker.experimental-ops")
     assert f.severity == "warning" and f.details["ops"] == ["ImageScaler", "ScaledTanh"]
-    from diagnoser import kernels  # the installed onnxruntime says which it still runs, not a list of ours
+    from diagnoser.model import kernels  # the installed onnxruntime says which it still runs, not a list of ours
 
     assert set(f.details["cpu_kernels"]) == {op for op in ("ImageScaler", "ScaledTanh")
                                              if ("", op) in kernels.registry()}

@@ -4,7 +4,7 @@ import json
 
 from click.testing import CliRunner
 
-from diagnoser.cli import command
+from diagnoser.frontends.cli import command
 
 
 def test_static_model_report_as_json(good_model):

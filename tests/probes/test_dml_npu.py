@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from onnx import TensorProto, helper
 
-from diagnoser.modelfile import load
+from diagnoser.model.modelfile import load
 from diagnoser.probes import ProbeContext, dml_npu
 from tests.models import save
 

@@ -5,7 +5,7 @@ import sys
 from click.testing import CliRunner
 
 from diagnoser import diagnose
-from diagnoser.cli import command
+from diagnoser.frontends.cli import command
 from diagnoser.probes import environment
 
 
@@ -56,7 +56,7 @@ def test_a_target_provider_missing_here_is_a_note_not_a_diagnosis(tmp_path):
 
 
 def test_error_text_from_this_machine_makes_it_about_this_machine(tmp_path):
-    from diagnoser import runtime
+    from diagnoser.model import runtime
     from tests.fixtures.build_broken_models import good
     from tests.models import save
 

@@ -5,7 +5,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from diagnoser.weights import resolve
+from diagnoser.model.weights import resolve
 from tests.fixtures.build_broken_models import F, model, vi
 from tests.probes.conftest import codes, run
 

@@ -1,4 +1,4 @@
-"""A failing model is never "no known problem" (diagnoser/failures.py): the failure leads the
+"""A failing model is never "no known problem" (diagnoser/model/failures.py): the failure leads the
 report with the node's facts when no entry explains the runtime's words."""
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def test_cubic_resize_on_5d_input_leads_with_the_node(tmp_path):
     # the runtime's own words are explained by the cubic Resize entry, which leads
     assert [d.id for d in run(path, probes="all").diagnoses][:1] == ["OT0703"]
     # with no entry for it, the failure itself leads with the node's facts, never "no known problem"
-    from diagnoser.index import build
+    from diagnoser.matching.index import build
     from kb import load
     from kb.paths import entries_dir
 
@@ -88,7 +88,7 @@ def test_a_healthy_model_still_has_no_known_problem(good_model):
 
 
 def test_findings_about_this_machine_or_another_target_never_lead_as_model_failures():
-    from diagnoser.failures import is_failure
+    from diagnoser.model.failures import is_failure
     from diagnoser.report import Finding
 
     assert not is_failure(Finding("env.provider-unavailable", "error", "CUDA missing", "environment"))
@@ -98,7 +98,7 @@ def test_findings_about_this_machine_or_another_target_never_lead_as_model_failu
 
 
 def test_the_core_line_drops_status_prefixes_paths_and_signatures():
-    from diagnoser.failures import core_line
+    from diagnoser.model.failures import core_line
 
     text = ("Fail: [ONNXRuntimeError] : 1 : FAIL : Load model from m.onnx failed:/onnxruntime_src/onnxruntime/core/graph/model.cc:251 "
             "onnxruntime::Model::Model(onnx::ModelProto&&, const onnxruntime::PathString&) Missing model IR version.")

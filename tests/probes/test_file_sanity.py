@@ -1,4 +1,4 @@
-"""File sanity (diagnoser/modelfile.py): an unusable file is a coded finding and a diagnosis; a path
+"""File sanity (diagnoser/model/modelfile.py): an unusable file is a coded finding and a diagnosis; a path
 that is no file is a one-line usage error; never a traceback."""
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from diagnoser import UserInputError, diagnose, modelfile
-from diagnoser.cli import command
+from diagnoser import UserInputError, diagnose
+from diagnoser.model import modelfile
+from diagnoser.frontends.cli import command
 from tests.fixtures.build_broken_models import CASES
 
 FILE_CASES = [n for n, (_, code, _) in CASES.items() if code.startswith("file.")]
@@ -37,7 +38,7 @@ def test_unusable_file_is_diagnosed_in_the_report(case, name):
 
 
 def kb_entry(eid: str):
-    from diagnoser.index import default_index
+    from diagnoser.matching.index import default_index
 
     return next(ce.entry for ce in default_index().entries if ce.entry.id == eid)
 

@@ -22,8 +22,8 @@ PROVIDERS = ("CUDAExecutionProvider", "TensorrtExecutionProvider", "DmlExecution
 
 def _probe_all(proto: Any, raw: bytes, path: Path, with_env: bool = False) -> list[str]:
     """Every static probe on one model; the messages of the probes that raised."""
-    from diagnoser import failures
-    from diagnoser.modelfile import LoadedModel
+    from diagnoser.model import failures
+    from diagnoser.model.modelfile import LoadedModel
 
     node = next((n for n in proto.graph.node if n.name), None)
     ctx = ProbeContext(model=LoadedModel(path=path, proto=proto, size=len(raw), raw=raw), mode="static",

@@ -1,7 +1,7 @@
 """The targeted node probe: positive and negative cases on real models."""
 from __future__ import annotations
 
-from diagnoser.modelfile import load
+from diagnoser.model.modelfile import load
 from diagnoser.probes import ProbeContext, node_types
 from tests.models import BF16, F16, F32, I32, NODE, add_model, save
 

@@ -1,5 +1,5 @@
 """The runtime's verdict outranks the checker's, and evidence says whose words matched
-(diagnoser/provenance.py)."""
+(diagnoser/matching/provenance.py)."""
 from __future__ import annotations
 
 import numpy as np

@@ -7,7 +7,7 @@ import re
 import pytest
 from onnx import TensorProto, helper
 
-from diagnoser import provider_tables as pt
+from diagnoser.model import provider_tables as pt
 from diagnoser.errors import UserInputError
 from tests.models import save
 from tests.probes.conftest import codes, run

@@ -7,7 +7,7 @@ import onnx
 import pytest
 from onnx import helper
 
-from diagnoser import kernels
+from diagnoser.model import kernels
 from tests.fixtures.build_broken_models import F, model, save, vi
 from tests.models import ort_error
 from tests.probes.conftest import codes, run

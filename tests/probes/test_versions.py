@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from diagnoser import diagnose
-from diagnoser.datafiles import parse_version, row_for
+from diagnoser.model.datafiles import parse_version, row_for
 from tests.models import runtime_limits, save
 from tests.fixtures.build_broken_models import unary, F
 from tests.probes.conftest import codes
@@ -76,7 +76,7 @@ def test_measured_limits_outrank_the_table(tmp_path, monkeypatch):
     """A runtime that reads more than its table row says (a nightly, a custom build) is believed."""
     import dataclasses
 
-    from diagnoser import runtime
+    from diagnoser.model import runtime
 
     real = runtime.snapshot()
     wider = dataclasses.replace(real, max_ir=real.max_ir + 3, max_opset=real.max_opset + 3)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from kb import load_faq
-from kb.pages import render_all
+from kb.docs.pages import render_all
 
 
 def test_pages_show_the_remedy_block(db):

@@ -1,0 +1,1 @@
+"""Ways in: the CLI, the exception hook, the notebook extension, wrapped commands."""

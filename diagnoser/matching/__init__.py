@@ -1,0 +1,1 @@
+"""Text matching: normalise what the user pasted, score entries against it, say why."""

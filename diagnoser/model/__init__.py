@@ -1,0 +1,1 @@
+"""Model analysis: open model files safely, read graphs and weights, ask the installed runtime."""

@@ -1,0 +1,1 @@
+"""The documentation site: pages generated from the database, terminal text, mkdocs builds."""
