@@ -13,7 +13,7 @@ CODE = re.compile(r'(?:Finding\(|_fail\(|code=|, )\s*f?"((?:[a-z0-9-]+)\.[a-z0-9
 
 def emitted() -> set[str]:
     codes: set[str] = set()
-    for path in [*(ROOT / "diagnoser" / "probes").glob("*.py"), ROOT / "diagnoser" / "modelfile.py"]:
+    for path in [*(ROOT / "diagnoser" / "probes").glob("*.py"), ROOT / "diagnoser" / "model" / "modelfile.py"]:
         text = path.read_text(encoding="utf-8")
         for m in re.finditer(r'Finding\(\s*f?"([^"]+)"', text):
             codes.add(m.group(1))
