@@ -1,5 +1,5 @@
 """A folder of small real ONNX models of varied ops and dtypes, some of them broken, for the
-folder audit (tests/test_audit.py, bench/audit_speed.py). Built on the fly, never committed.
+folder audit (tests/model/test_audit.py, bench/audit_speed.py). Built on the fly, never committed.
 
 Each model is named for what it is, so a test can tell what the audit must say about it:
 `ok-*` load and run on CPU, `bf16-*` have no CPU kernel, `mixed-*` bind two dtypes to one type

@@ -132,7 +132,7 @@ class Index:
         Building them reads every example (a third of a cold start). With a cache key, the parts
         that do not depend on the order sets iterate in (idf, postings, owners) are kept in the
         disk cache, and each example's word set and norm are computed when first asked for, by
-        the very expressions similarity.build uses (tests/test_index_cache.py holds them equal,
+        the very expressions similarity.build uses (tests/matching/test_index_cache.py holds them equal,
         iteration order included): a cold run reads only the examples it compares with."""
         from diagnoser.matching import similarity
 

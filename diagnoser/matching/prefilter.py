@@ -19,7 +19,7 @@ Why no match is ever dropped (each step keeps a superset of what can match):
 - Literals and text are compared folded: `fold` maps each character to one representative of the
   characters re's IGNORECASE treats as equal to it (simple lower case, plus re's extra cases such
   as ı/i and ſ/s), one character for one. So a literal a pattern must match, with or without
-  IGNORECASE, is in the folded text whenever the match is in the text. tests/test_prefilter.py
+  IGNORECASE, is in the folded text whenever the match is in the text. tests/matching/test_prefilter.py
   checks this on every code point and every signature.
 """
 from __future__ import annotations
