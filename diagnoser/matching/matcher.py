@@ -12,13 +12,12 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from diagnoser.matching.index import CompiledEntry, CompiledSignature, Index, context_regex, sort_tokens
+from diagnoser.matching.index import FUZZY_CHARS, CompiledEntry, CompiledSignature, Index, context_regex, sort_tokens
 from diagnoser.notes import finding_zh
 from diagnoser.report import Evidence, Finding
 from diagnoser.matching.similarity import best_by_entry
 from diagnoser.matching.text import _DECISIVE, core_view, unwrapped_views, without_particulars
 
-_FUZZY_CHARS = 300
 # A distinctive-word cosine reads higher than a surface ratio for the same closeness: measured on
 # the entries' examples (leave-one-out), cosine 0.6 separates own from other entries about as well
 # as ratio 0.7, so the cosine is lifted by this much before the two are compared.
@@ -59,7 +58,7 @@ def decisive_text(text: str, hit_lines: set[int], raw: str | None = None) -> str
         picked = [ln for ln, r in zip(lines, looks) if ln and (_DECISIVE.search(r) or _DECISIVE.search(ln))][-5:]
     if not picked:
         picked = [ln for ln in lines if ln][-3:]
-    return without_particulars("\n".join(picked))[-_FUZZY_CHARS:].lower()
+    return without_particulars("\n".join(picked))[-FUZZY_CHARS:].lower()
 
 
 @dataclass
