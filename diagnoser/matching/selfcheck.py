@@ -6,33 +6,29 @@ cannot vouch for itself through text similarity.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 
-from diagnoser.matching.index import Index, build, example_key
+from diagnoser.matching.index import build, example_key
+from diagnoser.matching.leaveout import Holdout
 from diagnoser.matching.matcher import score
 from diagnoser.matching.text import prepare
 from kb import Database, Problem
 
 
-def rank_of_own_entry(index: Index, entry_id: str, text: str) -> tuple[int | None, list[str]]:
+def rank_of_own_entry(holdout: Holdout, entry_id: str, text: str) -> tuple[int | None, list[str]]:
     """1-based rank of entry_id for text, scored with that example left out; and the ranking."""
-    held = example_key(text)
-    entries = tuple(
-        replace(ce, examples=tuple(x for x in ce.examples if x != held)) if ce.entry.id == entry_id else ce
-        for ce in index.entries
-    )
-    ranked = score(replace(index, entries=entries), prepare(text).text)
+    position = next(i for i, ce in enumerate(holdout.index.entries) if ce.entry.id == entry_id)
+    ranked = score(holdout.index_without(position, example_key(text)), prepare(text).text)
     ids = [c.id for c in ranked]
     return (ids.index(entry_id) + 1 if entry_id in ids else None), ids
 
 
 def examples_rank_first(db: Database) -> Iterator[Problem]:
-    index = build(db, include_holdout=True)
+    holdout = Holdout(build(db, include_holdout=True))
     for doc in db.documents.values():
         if doc.entry.retired:
             continue
         for n, ex in enumerate(doc.entry.examples, 1):
-            rank, ids = rank_of_own_entry(index, doc.entry.id, ex.text)
+            rank, ids = rank_of_own_entry(holdout, doc.entry.id, ex.text)
             if rank != 1:
                 got = ", ".join(ids[:3]) or "nothing"
                 yield Problem(doc.path, _example_line(db, doc.entry.id, ex.text), f"example {n} ranks {doc.entry.id} {'#' + str(rank) if rank else 'nowhere'} (top: {got})")

@@ -1,0 +1,106 @@
+"""Leave-one-out without rebuilding: the index as it would be with some examples left out.
+
+The lint's self-check scores every example against the database with that example removed (so an
+example cannot vouch for itself). Building the distinctive-word vectors again for each of ~1,800
+examples took four minutes; removing one example changes the inverse document frequency of only
+the words that no other example of its entry uses, and through them the norms of the examples
+that use those words. `Holdout.index_without` applies just that change, and gives the same vectors
+`similarity.build` would give for the reduced examples (tests/matching/test_leaveout.py holds them
+equal, floats included), keeping the removed examples' positions as empty ones.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import replace
+
+from diagnoser.matching import similarity
+from diagnoser.matching.index import Index
+from diagnoser.matching.similarity import MIN_IDF, Vectors
+
+# The Index's cached parts that depend on the signatures alone, not on the examples: shared by
+# every reduced index instead of being derived again for each.
+_SIGNATURE_PARTS = ("_literals", "_by_literal")
+
+
+class Holdout:
+    """An index and what is needed to take examples out of it cheaply."""
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        for name in _SIGNATURE_PARTS:  # derived once here, shared by every reduced index
+            getattr(index, name)
+        examples = [ex for ce in index.entries for ex in ce.examples]
+        self.owners = [i for i, ce in enumerate(index.entries) for _ in ce.examples]
+        self.vectors = similarity.build(examples, self.owners)
+        self.toks = [similarity.tokens(e) for e in examples]
+        self.start = {}  # entry position -> position of its first example
+        for pos, owner in enumerate(self.owners):
+            self.start.setdefault(owner, pos)
+        self.counts: dict[int, Counter[str]] = {}  # entry -> word -> how many of its examples use it
+        for t, owner in zip(self.toks, self.owners):
+            self.counts.setdefault(owner, Counter()).update(t)
+        self.df: Counter[str] = Counter()
+        for c in self.counts.values():
+            self.df.update(c.keys())
+        self.n = max(1, len(self.counts))
+        self.uses: dict[str, list[int]] = {}  # word -> every example whose tokens hold it
+        for pos, t in enumerate(self.toks):
+            for w in t:
+                self.uses.setdefault(w, []).append(pos)
+
+    def index_without(self, entry: int, key: str) -> Index:
+        """The index with the entry's examples equal to key left out (as selfcheck compares them)."""
+        ce = self.index.entries[entry]
+        kept = tuple(x for x in ce.examples if x != key)
+        entries = tuple(replace(e, examples=kept) if i == entry else e for i, e in enumerate(self.index.entries))
+        reduced = replace(self.index, entries=entries)
+        for name in _SIGNATURE_PARTS:
+            if name in self.index.__dict__:
+                reduced.__dict__[name] = self.index.__dict__[name]
+        if kept:  # else the entry leaves the idf's count of entries: every weight moves, build anew
+            first = self.start[entry]
+            gone = {first + k for k, x in enumerate(ce.examples) if x == key}
+            reduced.__dict__["vectors"] = self.vectors_without(entry, gone)
+        return reduced
+
+    def vectors_without(self, owner: int, gone: set[int]) -> Vectors:
+        """similarity.build's result without the examples at `gone` (all of `owner`, not all its
+        examples); their positions stay, empty, so no other position moves."""
+        full = self.vectors
+        if not gone:
+            return full
+        left = Counter(self.counts[owner])
+        for p in gone:
+            left.subtract(self.toks[p])
+        lost = {w for w in set().union(*(self.toks[p] for p in gone)) if left[w] <= 0}  # no longer the entry's
+        idf = dict(full.idf)
+        postings = dict(full.postings)
+        entry_postings = dict(full.entry_postings)
+        for w in set().union(*(self.toks[p] for p in gone)) - lost:  # the entry still uses it elsewhere
+            if w in postings:
+                postings[w] = tuple(p for p in postings[w] if p not in gone)
+        for w in lost:
+            d = self.df[w] - 1
+            v = math.log((self.n + 1) / (d + 0.5)) if d > 0 else None
+            if v is None or v < MIN_IDF:
+                idf.pop(w, None)
+                postings.pop(w, None)
+                entry_postings.pop(w, None)
+                continue
+            idf[w] = v
+            ps = tuple(p for p in self.uses[w] if p not in gone)
+            postings[w] = ps
+            entry_postings[w] = tuple(sorted({self.owners[p] for p in ps}))
+        words, norms = list(full.words), list(full.norms)
+        touched = {p for w in lost for p in self.uses[w]} - gone
+        for pos in touched:  # the very expressions of similarity.build
+            kw = frozenset(w for w in self.toks[pos] if w in idf)
+            words[pos] = kw
+            norms[pos] = math.sqrt(sum(idf[w] ** 2 for w in kw)) or 1.0
+        for p in gone:
+            words[p], norms[p] = frozenset(), 1.0
+        by_owner = dict(full.by_owner)
+        by_owner[owner] = tuple(p for p in by_owner[owner] if p not in gone)
+        return Vectors(idf=idf, norms=tuple(norms), owners=full.owners, postings=postings, words=tuple(words),
+                       by_owner=by_owner, entry_postings=entry_postings)
