@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from diagnoser.api import CANDIDATE_THRESHOLD, DIAGNOSIS_THRESHOLD  # noqa: E402
 from diagnoser.matching.index import build, example_key  # noqa: E402
+from diagnoser.matching.leaveout import Holdout  # noqa: E402
 from diagnoser.matching.matcher import score  # noqa: E402
 from diagnoser.matching.text import prepare  # noqa: E402
 from kb import load  # noqa: E402
@@ -55,10 +56,18 @@ class Result:
 def _rank(index, text: str, drop: tuple[str, str] | None = None) -> list[tuple[str, float]]:
     if drop is not None:
         eid, key = drop
-        index = replace(index, entries=tuple(
-            replace(ce, examples=tuple(x for x in ce.examples if x != key)) if ce.entry.id == eid else ce
-            for ce in index.entries))
+        index = _holdout(index).index_without(next(i for i, ce in enumerate(index.entries) if ce.entry.id == eid), key)
     return [(c.id, c.confidence) for c in score(index, prepare(text).text)]
+
+
+_HOLDOUTS: dict[int, Holdout] = {}
+
+
+def _holdout(index) -> Holdout:
+    """The index ready to leave examples out without rebuilding it (diagnoser.matching.leaveout)."""
+    if id(index) not in _HOLDOUTS:
+        _HOLDOUTS[id(index)] = Holdout(index)
+    return _HOLDOUTS[id(index)]
 
 
 _REPO = re.compile(r"https?://(?:www\.)?github\.com/([\w.-]+/[\w.-]+)")
@@ -110,9 +119,7 @@ def held_out_by(index, examples: list[tuple[str, str, dict[str, str]]], kind: st
         by.setdefault(groups[kind] if kind != "example" else str(n), []).append((eid, text))
     out = []
     for members in by.values():
-        keys = {example_key(t) for _, t in members}
-        reduced = replace(index, entries=tuple(
-            replace(ce, examples=tuple(x for x in ce.examples if x not in keys)) for ce in index.entries))
+        reduced = _holdout(index).index_without_keys({example_key(t) for _, t in members})
         rank = rank or (lambda idx, t: [(c.id, c.confidence) for c in score(idx, prepare(t).text)])
         out += [Result(eid, text, rank(reduced, text)) for eid, text in members]
     return out

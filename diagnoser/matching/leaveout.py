@@ -51,37 +51,55 @@ class Holdout:
 
     def index_without(self, entry: int, key: str) -> Index:
         """The index with the entry's examples equal to key left out (as selfcheck compares them)."""
-        ce = self.index.entries[entry]
-        kept = tuple(x for x in ce.examples if x != key)
-        entries = tuple(replace(e, examples=kept) if i == entry else e for i, e in enumerate(self.index.entries))
-        reduced = replace(self.index, entries=entries)
+        return self._reduced({entry: {key}})
+
+    def index_without_keys(self, keys: set[str]) -> Index:
+        """The index with every example equal to one of keys left out, from every entry (a whole
+        thread's, repository's or binding's examples, as bench/accuracy.py holds them out)."""
+        return self._reduced({i: keys for i, ce in enumerate(self.index.entries) if not keys.isdisjoint(ce.examples)})
+
+    def _reduced(self, drop: dict[int, set[str]]) -> Index:
+        entries = list(self.index.entries)
+        gone: set[int] = set()
+        emptied = False
+        for i, keys in drop.items():
+            ce = entries[i]
+            entries[i] = replace(ce, examples=tuple(x for x in ce.examples if x not in keys))
+            emptied |= bool(ce.examples) and not entries[i].examples
+            gone |= {self.start[i] + k for k, x in enumerate(ce.examples) if x in keys}
+        reduced = replace(self.index, entries=tuple(entries))
         for name in _SIGNATURE_PARTS:
-            if name in self.index.__dict__:
-                reduced.__dict__[name] = self.index.__dict__[name]
-        if kept:  # else the entry leaves the idf's count of entries: every weight moves, build anew
-            first = self.start[entry]
-            gone = {first + k for k, x in enumerate(ce.examples) if x == key}
-            reduced.__dict__["vectors"] = self.vectors_without(entry, gone)
+            reduced.__dict__[name] = self.index.__dict__[name]
+        if not emptied:  # else an entry leaves the idf's count of entries: every weight moves, build anew
+            reduced.__dict__["vectors"] = self.vectors_without(gone)
         return reduced
 
-    def vectors_without(self, owner: int, gone: set[int]) -> Vectors:
-        """similarity.build's result without the examples at `gone` (all of `owner`, not all its
+    def vectors_without(self, gone: set[int]) -> Vectors:
+        """similarity.build's result without the examples at `gone` (no entry losing all of its
         examples); their positions stay, empty, so no other position moves."""
         full = self.vectors
         if not gone:
             return full
-        left = Counter(self.counts[owner])
+        by_entry: dict[int, list[int]] = {}
         for p in gone:
-            left.subtract(self.toks[p])
-        lost = {w for w in set().union(*(self.toks[p] for p in gone)) if left[w] <= 0}  # no longer the entry's
+            by_entry.setdefault(self.owners[p], []).append(p)
+        dropped: Counter[str] = Counter()  # word -> how many entries no longer use it
+        met: set[str] = set()
+        for owner, ps in by_entry.items():
+            left = Counter(self.counts[owner])
+            for p in ps:
+                left.subtract(self.toks[p])
+            words = set().union(*(self.toks[p] for p in ps))
+            met |= words
+            dropped.update(w for w in words if left[w] <= 0)
         idf = dict(full.idf)
         postings = dict(full.postings)
         entry_postings = dict(full.entry_postings)
-        for w in set().union(*(self.toks[p] for p in gone)) - lost:  # the entry still uses it elsewhere
+        for w in met - dropped.keys():  # every entry that used it still does
             if w in postings:
                 postings[w] = tuple(p for p in postings[w] if p not in gone)
-        for w in lost:
-            d = self.df[w] - 1
+        for w, k in dropped.items():
+            d = self.df[w] - k
             v = math.log((self.n + 1) / (d + 0.5)) if d > 0 else None
             if v is None or v < MIN_IDF:
                 idf.pop(w, None)
@@ -93,7 +111,7 @@ class Holdout:
             postings[w] = ps
             entry_postings[w] = tuple(sorted({self.owners[p] for p in ps}))
         words, norms = list(full.words), list(full.norms)
-        touched = {p for w in lost for p in self.uses[w]} - gone
+        touched = {p for w in dropped for p in self.uses[w]} - gone
         for pos in touched:  # the very expressions of similarity.build
             kw = frozenset(w for w in self.toks[pos] if w in idf)
             words[pos] = kw
@@ -101,6 +119,7 @@ class Holdout:
         for p in gone:
             words[p], norms[p] = frozenset(), 1.0
         by_owner = dict(full.by_owner)
-        by_owner[owner] = tuple(p for p in by_owner[owner] if p not in gone)
+        for owner in by_entry:
+            by_owner[owner] = tuple(p for p in by_owner[owner] if p not in gone)
         return Vectors(idf=idf, norms=tuple(norms), owners=full.owners, postings=postings, words=tuple(words),
                        by_owner=by_owner, entry_postings=entry_postings)

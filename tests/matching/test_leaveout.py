@@ -67,7 +67,7 @@ def _small() -> Holdout:
 def test_a_word_that_crosses_min_idf_joins_the_vocabulary() -> None:
     small = _small()
     assert "shared" not in small.vectors.idf
-    assert "shared" in small.vectors_without(0, {0}).idf
+    assert "shared" in small.vectors_without({0}).idf
     _assert_equal_to_rebuild(small, 0, {0})
 
 
@@ -80,7 +80,7 @@ def test_vectors_without_equal_a_rebuild(holdout: Holdout, kind: str) -> None:
 
 
 def _assert_equal_to_rebuild(holdout: Holdout, owner: int, gone: set[int]) -> None:
-    fast = holdout.vectors_without(owner, gone)
+    fast = holdout.vectors_without(gone)
     examples = [ex for ce in holdout.index.entries for ex in ce.examples]
     keep = [p for p in range(len(examples)) if p not in gone]
     new = {p: i for i, p in enumerate(keep)}
@@ -111,3 +111,17 @@ def test_rankings_equal_the_rebuilt_index(holdout: Holdout) -> None:
         fast = [(c.id, c.confidence) for c in score(holdout.index_without(owner, key), text)]
         slow = [(c.id, c.confidence) for c in score(rebuilt, text)]
         assert fast == slow, (ce.entry.id, key)
+
+
+def test_examples_of_several_entries_left_out_at_once(holdout: Holdout) -> None:
+    """bench/accuracy.py holds out a whole thread's or repository's examples, from every entry."""
+    removals = list(_removals(holdout).values())
+    (a, gone_a), (b, gone_b) = next(((x, y) for x, y in zip(removals, removals[1:]) if x[0] != y[0]))
+    _assert_equal_to_rebuild(holdout, a, gone_a | gone_b)
+    index = holdout.index
+    keys = {index.entries[o].examples[min(g) - holdout.start[o]] for o, g in ((a, gone_a), (b, gone_b))}
+    rebuilt = replace(index, entries=tuple(replace(e, examples=tuple(x for x in e.examples if x not in keys)) for e in index.entries))
+    for key in keys:
+        text = prepare(key).text
+        assert ([(c.id, c.confidence) for c in score(holdout.index_without_keys(keys), text)]
+                == [(c.id, c.confidence) for c in score(rebuilt, text)])
