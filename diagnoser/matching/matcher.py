@@ -108,9 +108,10 @@ def _is_warning(text_lines: list[str], i: int) -> bool:
     return i < len(text_lines) and bool(_WARNING_LINE.search(text_lines[i]))
 
 
-# A Python warning a script's own code raised (numpy's "RuntimeWarning: invalid value encountered in
-# cast" on a session's NaN output, a FutureWarning): it reports a problem of its own.
-_PY_WARNING_LINE = re.compile(r"\b(?!UserWarning\b)[A-Z]\w{0,40}Warning: \S")
+# A Python RuntimeWarning (numpy's "invalid value encountered in cast" on a session's NaN output,
+# "overflow encountered"): the run went on and reports a problem of its own. Deprecation and future
+# warnings are notices, not problems.
+_PY_WARNING_LINE = re.compile(r"\bRuntimeWarning: \S")
 
 
 def _error_after(text_lines: list[str], lines: set[int], excused: set[int], idf: dict[str, float],
