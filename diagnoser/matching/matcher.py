@@ -108,20 +108,33 @@ def _is_warning(text_lines: list[str], i: int) -> bool:
     return i < len(text_lines) and bool(_WARNING_LINE.search(text_lines[i]))
 
 
-def _error_after(text_lines: list[str], lines: set[int], excused: set[int], idf: dict[str, float]) -> bool:
+# A Python RuntimeWarning (numpy's "invalid value encountered in cast" on a session's NaN output,
+# "overflow encountered"): the run went on and reports a problem of its own. Deprecation and future
+# warnings are notices, not problems.
+_PY_WARNING_LINE = re.compile(r"\bRuntimeWarning: \S")
+
+
+def _error_after(text_lines: list[str], lines: set[int], excused: set[int], idf: dict[str, float],
+                 warnings: bool = False) -> bool:
     """Whether an error line (not a warning) about something else follows the last of lines. None
     does when a later line is excused: the words of an entry the text itself speaks against are on
     it, and the warning is what explains that error (an app that fell back to another engine, then
     that engine failed). An error line that shares a rare word with the warning (the provider it
-    named) is about the same thing."""
+    named) is about the same thing. With `warnings`, a Python warning that reports a problem of
+    its own (_PY_WARNING_LINE) counts as well."""
     from diagnoser.matching.similarity import tokens
 
     start = max(lines) + 1
     if any(i >= start for i in excused):
         return False
     said = {w for i in lines if i < len(text_lines) for w in tokens(text_lines[i]) if idf.get(w, 0.0) >= _RARE_IDF}
-    return any(_ERROR_LINE.search(ln) and not _WARNING_LINE.search(ln) and not said & tokens(ln)
-               for ln in text_lines[start:])
+
+    def reports(ln: str) -> bool:
+        if _ERROR_LINE.search(ln) and not _WARNING_LINE.search(ln):
+            return True
+        return warnings and bool(_PY_WARNING_LINE.search(ln))
+
+    return any(reports(ln) and not said & tokens(ln) for ln in text_lines[start:])
 
 
 def _refuted(ce: CompiledEntry, text: str) -> bool:
@@ -161,6 +174,11 @@ _GENERIC = re.compile(
     r"\S{0,60}sequential_?executor\S{0,60}(?: \w{0,40}\])?|\b[\w.]{0,100}(?:exception|error)\b:?",
     re.I,
 )
+
+
+# A signature weighted below this is, by its weight, not a diagnosis alone: a wording other stacks
+# share or a log line, which context or a finding must confirm.
+_WEAK = 0.5
 
 
 # A word in fewer than about one entry in ten. Words more common than that ("load", "model",
@@ -261,6 +279,13 @@ def score(
     if linked and not _about_onnx(text):
         linked = set()  # likeness alone, in a text that names no ONNX component: a candidate at most
     rival_sim = max((similarity.get(i, 0.0) for i in hits), default=0.0)
+    about: list[bool] = []
+
+    def about_onnx() -> bool:  # asked only for a weak signature's likeness; computed once
+        if not about:
+            about.append(_about_onnx(text))
+        return about[0]
+
     out: list[Candidate] = []
     text_lines = text.split("\n")
     # error lines that a signature of some weight explains, unless that entry's own negative context
@@ -277,6 +302,11 @@ def score(
         sim = similarity.get(pos, 0.0)
         cand = Candidate(compiled=ce, facts=dict(facts), line=line, evidence=list(evidence))
         sim_term = max(-0.5, min(0.6, 2.0 * (sim - 0.7))) if sig > 0 else 0.0
+        if 0 < sig < _WEAK and sim_term > 0 and not about_onnx():
+            # a weak signature is a wording other libraries share (Python's "forward() missing 1
+            # required positional argument"); likeness to an example in the same wording says
+            # nothing more when the text names no ONNX component: only context may lift it
+            sim_term = 0.0
         if sig > 0:
             logit = _logit(sig) + sim_term
         else:
@@ -328,6 +358,18 @@ def score(
                 logit = min(logit, _logit(0.45))
                 cand.evidence.append(Evidence("context", "the matched line is a warning; the error is reported on a later line", -1.0,
                                               detail_zh="匹配到的是一条警告；错误报告在后面的另一行"))
+        elif pos in refuted and sig_lines and explained - sig_lines:
+            # the text speaks against this entry, and another entry's signature explains an error
+            # line of its own (a load that went past the opset check failed on an op)
+            logit = min(logit, _logit(0.45))
+            cand.evidence.append(Evidence("context", "the text speaks against this entry; another entry explains the error line", -1.0,
+                                          detail_zh="文本中有否定该条目的内容；另一个条目解释了报错的那一行"))
+        elif 0 < sig < _WEAK and sig_lines and _error_after(text_lines, sig_lines, excused, index.vectors.idf, warnings=True):
+            # a weak signature's line (an application's log of the providers it applied) does not
+            # explain an error or a warning about something else reported after it
+            logit = min(logit, _logit(0.45))
+            cand.evidence.append(Evidence("context", "the matched line only logs; a later line reports another problem", -1.0,
+                                          detail_zh="匹配到的只是一条日志；后面的另一行报告了别的问题"))
         confirms = [found_codes[c] for c in e.findings.confirm if c in found_codes]
         refutes = [found_codes[c] for c in e.findings.refute if c in found_codes]
         if confirms and logit < -2.0 and _asked_for(e.providers, given, text):
