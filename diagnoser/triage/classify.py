@@ -253,14 +253,22 @@ def _shadowed(text: str, error_lines: str) -> bool:
     return False
 
 
-def _outermost_package(text: str) -> str | None:
+def _framed_packages(text: str) -> list[str]:
+    """The component of each traceback frame in a known package, outermost first."""
     packages = _PACKAGES + registry.frame_packages()
+    out = []
     for m in _FRAME.finditer(text):
         path = m.group(1)
         for component, rx in packages:
             if rx.search(path):
-                return component
-    return None
+                out.append(component)
+                break
+    return out
+
+
+def _outermost_package(text: str) -> str | None:
+    framed = _framed_packages(text)
+    return framed[0] if framed else None
 
 
 def matching_group(text: str, error_lines: str) -> Group | None:
@@ -294,7 +302,10 @@ def component_of(text: str, error_lines: str, group: Group | None) -> str:
         return "install"
     if group is not None and group.over_frames:
         return group.component  # a compiler running inside onnxruntime's session (TIDL's compilation provider)
-    framed = _outermost_package(text)
+    frames = _framed_packages(text)
+    framed = frames[0] if frames else None
+    if framed == "converter" and "torch.onnx" in frames:
+        return "torch.onnx"  # torch.onnx raised inside a framework's export wrapper (LABELS.md rule 11)
     if framed:
         if framed in ("onnxruntime", "onnx") and (_IMPORT_FAILURE.search(error_lines) or (group and group.component == "install")):
             return "install"  # the package's own frames, failing to import or load its native library
