@@ -153,15 +153,40 @@ _MODEL_FILE = re.compile(r"(?<![^\s'\"`()\[\]])[^\s'\"`()\[\]]*\.onnx(?:_data)?(
 _ONNX_MODULE = re.compile(r"(?:^|\.)(?:torch|transformers|optimum|exporters|paddle|mmdeploy|ultralytics|ai|ModelFormat)\.onnx$", re.I)
 
 
+# a user's own file whose path holds the word onnx says where the user keeps things, not which component
+# failed: the script a Python traceback starts in (`File "C:\\proj\\pth2onnx.py", line 3, in <module>`), or a
+# data or configuration file that is not ONNX in a folder named for the model
+# (`stable-diffusion-onnx/model_index.json`), outside any installed package and any package of the family:
+# the word is masked there (a tool's module further down a traceback, its external data `x.onnx.data`, keep it)
+_SCRIPT_FRAME = re.compile(r'(?<=File ")[^"\n]{1,300}?\.py(?=", line \d+, in <module>)')
+_DATA_PATH = re.compile(r"(?<![^\s'\"`(\[])(?:[A-Za-z]:)?(?:[^\s'\"`()\[\]<>|]*[/\\])+[^\s'\"`()\[\]<>|/\\.]+"
+                        r"(?:\.(?!onnx\b)[\w-]+)*\.(?:json|tmp|txt|ya?ml|csv|pt|pth|bin|safetensors|ckpt|jpe?g|png|wav|mp3|mp4)\b", re.I)
+_INSTALLED = re.compile(r"(?:site|dist)-packages|node_modules", re.I)
+
+
+def _user_paths(text: str) -> str:
+    """The text with the word onnx masked in the user's own scripts and data files (see _SCRIPT_FRAME)."""
+    packages = _PACKAGES + registry.frame_packages()
+
+    def mask(m: re.Match[str]) -> str:
+        path = m.group()
+        if _INSTALLED.search(path) or any(rx.search(path) for _, rx in packages):
+            return path
+        return re.sub("onnx", "_", path, flags=re.I)
+
+    return _DATA_PATH.sub(mask, _SCRIPT_FRAME.sub(mask, text))
+
+
 def is_onnx_family(text: str) -> bool:
     """Whether the text is about the ONNX family at all: without one of its words, no triage; and
     not when another framework's backend or tool carries those words (the table's `foreign`)
     unless the text also names onnxruntime. A model file's name (`x.onnx`) alone is not such a
     word: it says which file an application was given, not which component failed; beside a
-    component's own phrase (one too common to open the family by itself) it is."""
+    component's own phrase (one too common to open the family by itself) it is. Nor is a user's
+    own path that holds the word (a script pth2onnx.py, a folder models/onnx/)."""
     family, table, _, (foreign, unless) = _table()
-    masked = _MODEL_FILE.sub(lambda m: m.group() if _ONNX_MODULE.search(m.group()) else " ", text)
-    if not family.search(masked) and not (masked != text and any(not g.gate and g.rx.search(text) for g in table)):
+    unfiled = _MODEL_FILE.sub(lambda m: m.group() if _ONNX_MODULE.search(m.group()) else " ", text)
+    if not family.search(_user_paths(unfiled)) and not (unfiled != text and any(not g.gate and g.rx.search(text) for g in table)):
         return False
     return not foreign.search(text) or bool(unless.search(text))
 
@@ -228,14 +253,22 @@ def _shadowed(text: str, error_lines: str) -> bool:
     return False
 
 
-def _outermost_package(text: str) -> str | None:
+def _framed_packages(text: str) -> list[str]:
+    """The component of each traceback frame in a known package, outermost first."""
     packages = _PACKAGES + registry.frame_packages()
+    out = []
     for m in _FRAME.finditer(text):
         path = m.group(1)
         for component, rx in packages:
             if rx.search(path):
-                return component
-    return None
+                out.append(component)
+                break
+    return out
+
+
+def _outermost_package(text: str) -> str | None:
+    framed = _framed_packages(text)
+    return framed[0] if framed else None
 
 
 def matching_group(text: str, error_lines: str) -> Group | None:
@@ -269,7 +302,10 @@ def component_of(text: str, error_lines: str, group: Group | None) -> str:
         return "install"
     if group is not None and group.over_frames:
         return group.component  # a compiler running inside onnxruntime's session (TIDL's compilation provider)
-    framed = _outermost_package(text)
+    frames = _framed_packages(text)
+    framed = frames[0] if frames else None
+    if framed == "converter" and "torch.onnx" in frames:
+        return "torch.onnx"  # torch.onnx raised inside a framework's export wrapper (LABELS.md rule 11)
     if framed:
         if framed in ("onnxruntime", "onnx") and (_IMPORT_FAILURE.search(error_lines) or (group and group.component == "install")):
             return "install"  # the package's own frames, failing to import or load its native library

@@ -116,7 +116,7 @@ def test_onnx_importers_come_from_the_table_only():
     flagged = [g for g in groups() if g.importer]
     assert {g.name for g in flagged} == {"converter-onnx-importers", "converter-opencv-dnn", "converter-onnx-to-framework",
                                          "converter-rust-importers", "converter-tensorrt-parser", "converter-unity-import",
-                                         "converter-unity-namespaces", "converter-ailia"}
+                                         "converter-unity-namespaces", "converter-ailia", "converter-x2paddle"}
     for name in ("onnx_tf", "onnx2tf", "onnx2torch", "onnx2keras", "onnx_coreml", "x2paddle", "onnx_importer.cpp",
                  "candle-onnx", "ModelImporter.cpp"):
         assert rx.search(f"File \"/site-packages/{name}/x.py\"") or rx.search(name), name
