@@ -199,12 +199,13 @@ def _linked_by_content(index: Index, decisive: str, candidates: set[int]) -> set
 
 
 def _about_onnx(text: str) -> bool:
-    """Whether the text names a component of the ONNX family (triage's test, its phrase table).
+    """Whether the text names a component of the ONNX family (triage's test, its phrase table,
+    the family named, not inferred from what the text does not name).
     Likeness to an example is evidence only inside the family: the same debugger line, allocator
     message or Python error about another library's file resembles an example just as much."""
     from diagnoser.triage.classify import is_onnx_family
 
-    return is_onnx_family(text)
+    return is_onnx_family(text, named_only=True)
 
 
 def _example_similarity(index: Index, decisive: str, only: set[int] | None = None, coverage: bool = True) -> dict[int, float]:

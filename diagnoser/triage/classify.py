@@ -89,11 +89,18 @@ def _table() -> tuple[re.Pattern[str], tuple[Group, ...], dict[str, re.Pattern[s
             groups.extend(_tool_groups())
         groups.append(Group(g["name"], g["component"], g.get("stage"), g.get("provider"), g.get("gate", True), rx,
                             g.get("wrapper", False), g.get("importer", False)))
-    gate_parts = [data["family"]["patterns"], [_exported_name(data)]] + [[g.rx.pattern] for g in groups if g.gate]
-    family = _either([p for part in gate_parts for p in part])
+    family = _either(_gate_patterns(data, groups, by_elimination=True))
     stages = {name: _either(data["stages"][name]) for name in ("install", "run", "load")}
     foreign = (_either(data["foreign"]["patterns"]), _either(data["foreign"]["unless"]))
     return family, tuple(groups), stages, foreign
+
+
+def _gate_patterns(data: dict, groups: tuple[Group, ...] | list[Group], by_elimination: bool) -> list[str]:
+    """What makes a text ONNX-family: the family's words, the exporter's node names, every gating
+    group's phrases, and (with `by_elimination`) the patterns that infer it from what a text does not name."""
+    family = data["family"]
+    return [*family["patterns"], *(family.get("by_elimination", []) if by_elimination else ()),
+            _exported_name(data), *(g.rx.pattern for g in groups if g.gate)]
 
 
 @lru_cache(maxsize=1)
@@ -177,14 +184,24 @@ def _user_paths(text: str) -> str:
     return _DATA_PATH.sub(mask, _SCRIPT_FRAME.sub(mask, text))
 
 
-def is_onnx_family(text: str) -> bool:
+@lru_cache(maxsize=1)
+def _named_family() -> re.Pattern[str]:
+    """The family's words without its `by_elimination` patterns: what names the family itself."""
+    return _either(_gate_patterns(table("triage_phrases"), _table()[1], by_elimination=False))
+
+
+def is_onnx_family(text: str, named_only: bool = False) -> bool:
     """Whether the text is about the ONNX family at all: without one of its words, no triage; and
     not when another framework's backend or tool carries those words (the table's `foreign`)
     unless the text also names onnxruntime. A model file's name (`x.onnx`) alone is not such a
     word: it says which file an application was given, not which component failed; beside a
     component's own phrase (one too common to open the family by itself) it is. Nor is a user's
-    own path that holds the word (a script pth2onnx.py, a folder models/onnx/)."""
+    own path that holds the word (a script pth2onnx.py, a folder models/onnx/). With `named_only`,
+    the family counts only when the text names it (not by the table's `by_elimination` patterns:
+    an OpenCV DNN text naming no format), as a diagnosis needs."""
     family, table, _, (foreign, unless) = _table()
+    if named_only:
+        family = _named_family()
     unfiled = _MODEL_FILE.sub(lambda m: m.group() if _ONNX_MODULE.search(m.group()) else " ", text)
     if not family.search(_user_paths(unfiled)) and not (unfiled != text and any(not g.gate and g.rx.search(text) for g in table)):
         return False
