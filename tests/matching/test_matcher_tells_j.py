@@ -152,12 +152,12 @@ def test_model_proto_has_no_graph_is_a_file_opencv_cannot_read():
     assert _ids(text)[0][:1] == ["OT1304"]
 
 
-def test_shape_utils_total_on_an_onnx_model_is_the_importer():
+def test_shape_utils_total_on_an_onnx_model_is_opencvs_shape_check():
     # https://github.com/ultralytics/yolov5/issues/4471 (OpenCV 4.5.3; the call and the error from the report)
     text = ('model = cv2.dnn.readNetFromONNX("runs/train/exp10/weights/best.onnx")\n'
             "opencv2/dnn/shape_utils.hpp:171: error: (-215:Assertion failed) start <= (int)shape.size() && "
             "end <= (int)shape.size() && start <= end in function 'cv::dnn::dnn4_v20210608::total'")
-    assert _ids(text)[0][:1] == ["OT1102"]
+    assert _ids(text)[0][:1] == ["OT1950"]
 
 
 def test_shape_utils_total_with_nothing_of_onnx_is_a_candidate_at_most():

@@ -22,7 +22,10 @@ REACHES = [
                "Cannot determine an origin framework of files: model.onnx.txt in function 'readNet'"),
     ("OT1960", "cv2.error: OpenCV(5.0.0) /io/opencv/modules/dnn/src/onnx/onnx_importer2.cpp:745: error: "
                "(-215:Assertion failed) tensor.has_shape() in function 'parseValueInfo'"),
-    ("OT1950", "OpenCV(4.7.0) Error: Assertion failed (start <= (int)shape.size() && end <= (int)shape.size() && "
+    # the assertion alone is also what Caffe and TensorFlow models meet (a candidate there): the ONNX
+    # file read on the line before is what makes it this entry's diagnosis
+    ("OT1950", "net = cv2.dnn.readNetFromONNX('yolov8n.onnx')\n"
+               "OpenCV(4.7.0) Error: Assertion failed (start <= (int)shape.size() && end <= (int)shape.size() && "
                "start <= end) in cv::dnn::dnn4_v20221220::total, file shape_utils.hpp, line 170"),
     ("OT1951", "cv2.error: OpenCV(4.6.0) graph_simplifier.cpp:76: error: (-212:Parsing error) "
                "Input node with name onnx::Mul_712 not found in function 'getInputNodeId'"),
