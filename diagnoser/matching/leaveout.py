@@ -66,7 +66,7 @@ class Holdout:
             ce = entries[i]
             entries[i] = replace(ce, examples=tuple(x for x in ce.examples if x not in keys))
             emptied |= bool(ce.examples) and not entries[i].examples
-            gone |= {self.start[i] + k for k, x in enumerate(ce.examples) if x in keys}
+            gone |= {self.start.get(i, 0) + k for k, x in enumerate(ce.examples) if x in keys}
         reduced = replace(self.index, entries=tuple(entries))
         for name in _SIGNATURE_PARTS:
             reduced.__dict__[name] = self.index.__dict__[name]
