@@ -212,14 +212,11 @@ class _PerExample:
 
 def lazy_vectors(similarity: Any, examples: list[str], parts: dict[str, Any]) -> "Vectors":
     """Vectors from the cached parts; words and norms as similarity.build computes them."""
-    import math
-
     idf = parts["idf"]
     tokens = similarity.tokens
-    # similarity.build: kept = frozenset(w for w in t if w in idf) over t = tokens(example), and
-    # norm = math.sqrt(sum(idf[w] ** 2 for w in kept)) or 1.0
-    words = _PerExample(len(examples), lambda pos: frozenset(w for w in tokens(examples[pos]) if w in idf))
-    norms = _PerExample(len(examples), lambda pos: math.sqrt(sum(idf[w] ** 2 for w in words[pos])) or 1.0)
+    # as similarity.build computes them, from t = tokens(example)
+    words = _PerExample(len(examples), lambda pos: similarity.kept_words(tokens(examples[pos]), idf))
+    norms = _PerExample(len(examples), lambda pos: similarity.norm(words[pos], idf))
     return similarity.Vectors(words=words, norms=norms, **parts)
 
 

@@ -10,7 +10,6 @@ equal, floats included), keeping the removed examples' positions as empty ones.
 """
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import replace
 
@@ -100,7 +99,7 @@ class Holdout:
                 postings[w] = tuple(p for p in postings[w] if p not in gone)
         for w, k in dropped.items():
             d = self.df[w] - k
-            v = math.log((self.n + 1) / (d + 0.5)) if d > 0 else None
+            v = similarity.word_weight(self.n, d) if d > 0 else None
             if v is None or v < MIN_IDF:
                 idf.pop(w, None)
                 postings.pop(w, None)
@@ -112,10 +111,9 @@ class Holdout:
             entry_postings[w] = tuple(sorted({self.owners[p] for p in ps}))
         words, norms = list(full.words), list(full.norms)
         touched = {p for w in dropped for p in self.uses[w]} - gone
-        for pos in touched:  # the very expressions of similarity.build
-            kw = frozenset(w for w in self.toks[pos] if w in idf)
-            words[pos] = kw
-            norms[pos] = math.sqrt(sum(idf[w] ** 2 for w in kw)) or 1.0
+        for pos in touched:  # as similarity.build computes them
+            words[pos] = similarity.kept_words(self.toks[pos], idf)
+            norms[pos] = similarity.norm(words[pos], idf)
         for p in gone:
             words[p], norms[p] = frozenset(), 1.0
         by_owner = dict(full.by_owner)

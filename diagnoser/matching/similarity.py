@@ -55,6 +55,21 @@ class Vectors:
     entry_postings: dict[str, tuple[int, ...]]  # word -> the entries one of whose examples uses it
 
 
+def word_weight(entries: int, df: int) -> float:
+    """A word's idf: `entries` entries have examples, `df` of them use the word."""
+    return math.log((entries + 1) / (df + 0.5))
+
+
+def kept_words(words: frozenset[str], idf: dict[str, float]) -> frozenset[str]:
+    """An example's words that count (those in the vocabulary), in the order `words` iterates."""
+    return frozenset(w for w in words if w in idf)
+
+
+def norm(words: frozenset[str], idf: dict[str, float]) -> float:
+    """An example's norm (1.0 when none of its words counts); a float sum, so the set's order counts."""
+    return math.sqrt(sum(idf[w] ** 2 for w in words)) or 1.0
+
+
 def build(examples: Sequence[str], owners: Sequence[int]) -> Vectors:
     """IDF over entries (a word in every example of one entry is still that entry's word)."""
     toks = [tokens(e) for e in examples]
@@ -68,17 +83,17 @@ def build(examples: Sequence[str], owners: Sequence[int]) -> Vectors:
             df[w] = df.get(w, 0) + 1
     # A word in most entries says nothing about which one (and its long postings list would
     # cost more than all the rare words together): below MIN_IDF it is not a word here.
-    idf = {w: v for w, d in df.items() if (v := math.log((n + 1) / (d + 0.5))) >= MIN_IDF}
+    idf = {w: v for w, d in df.items() if (v := word_weight(n, d)) >= MIN_IDF}
     postings: dict[str, list[int]] = {}
     by_owner: dict[int, list[int]] = {}
     norms, words = [], []
     for pos, (t, owner) in enumerate(zip(toks, owners)):
-        kept = frozenset(w for w in t if w in idf)
+        kept = kept_words(t, idf)
         for w in kept:
             postings.setdefault(w, []).append(pos)
         by_owner.setdefault(owner, []).append(pos)
         words.append(kept)
-        norms.append(math.sqrt(sum(idf[w] ** 2 for w in kept)) or 1.0)
+        norms.append(norm(kept, idf))
     entry_postings: dict[str, set[int]] = {}
     for w, ps in postings.items():
         entry_postings[w] = {owners[p] for p in ps}
